@@ -1,0 +1,261 @@
+package core
+
+import (
+	"errors"
+	"runtime/debug"
+	"strconv"
+	"sync/atomic"
+)
+
+// ErrShutdown is returned (and wrapped in a cancelled [JoinError]) when work
+// is handed to a runtime, scheduler or pool that has shut down.
+var ErrShutdown = errors.New("weft: runtime is shut down")
+
+// ErrNoRuntime is returned when a spawn is attempted through a [Context] that
+// is not running on a runtime worker.
+var ErrNoRuntime = errors.New("weft: not inside a runtime")
+
+// TaskID identifies a task for its whole life. IDs are unique within a
+// process and never reused; zero is never a valid ID.
+type TaskID uint64
+
+// String returns the ID in decimal.
+func (id TaskID) String() string { return strconv.FormatUint(uint64(id), 10) }
+
+var lastTaskID atomic.Uint64
+
+// NextTaskID allocates a fresh task ID. Schedulers and pools that create
+// tasks of their own use it; Spawn does so already.
+func NextTaskID() TaskID { return TaskID(lastTaskID.Add(1)) }
+
+// Task is the scheduler-facing header of a spawned future. Schedulers keep
+// *Task values in their queues; a Task is also the [Waker] of its own future.
+// A task is in at most one run queue at a time: the one that pushed it after
+// winning the NOTIFIED transition.
+type Task struct {
+	state state
+	id    TaskID
+	sched Scheduler
+	core  taskCore
+
+	// queueNext links the task into a TaskQueue. Only the queue holding the
+	// task touches it.
+	queueNext *Task
+	// set and the two links below belong to the TaskSet that bound the task,
+	// under that set's shard lock.
+	set              *TaskSet
+	setPrev, setNext *Task
+}
+
+// taskCore is the typed half of a task (cell[T]); the header reaches it
+// through this interface, playing the part of Tokio's vtable.
+type taskCore interface {
+	// poll polls the future once, recovering a panic into the stage; it
+	// reports whether the task finished.
+	poll(cx *Context) bool
+	// cancel drops the future and stores a cancelled JoinError.
+	cancel(cause error)
+	// complete publishes the stage to the JoinHandle after COMPLETE was set.
+	publish(prev uint32)
+}
+
+// ID returns the task's ID.
+func (t *Task) ID() TaskID { return t.id }
+
+// Scheduler returns the scheduler the task was spawned on, or nil before it
+// is spawned.
+func (t *Task) Scheduler() Scheduler { return t.sched }
+
+// IsComplete reports whether the task has finished, successfully or not.
+func (t *Task) IsComplete() bool { return t.state.load()&stComplete != 0 }
+
+// Wake schedules the task from any goroutine. It implements [Waker].
+func (t *Task) Wake() { t.wake(nil) }
+
+// wake schedules the task, handing the calling worker (or nil) to the
+// scheduler so it can use a local queue.
+func (t *Task) wake(from Worker) {
+	if t.state.transitionToNotified() {
+		t.sched.Schedule(t, from)
+	}
+}
+
+// Abort requests cancellation. A task that is idle is queued so that a
+// worker drops its future; a running task is cancelled when its current poll
+// returns; a complete task is unaffected. Its JoinHandle then resolves with
+// a cancelled [JoinError] unless the task completed first.
+func (t *Task) Abort() {
+	if t.state.transitionToNotifiedAndCancel() {
+		t.sched.Schedule(t, nil)
+	}
+}
+
+// Run is called by a worker on a task it took out of a run queue. It polls
+// the future once with cx (after installing the task's waker), or cancels
+// it if it was aborted, and handles the state transitions. Run reports
+// true when the task was woken during its poll: the caller must schedule it
+// again, normally at the back of a queue, as a yield.
+//
+// Run never panics because of the future: a panic is recovered and becomes
+// the task's [JoinError].
+func (t *Task) Run(cx *Context) (reschedule bool) {
+	switch t.state.transitionToRunning() {
+	case runSkip:
+		return false
+	case runCancel:
+		t.finishCancelled(ErrAborted)
+		return false
+	}
+	cx.waker = t
+	done := t.core.poll(cx)
+	cx.waker = NoopWaker
+	if done {
+		t.finish()
+		return false
+	}
+	switch t.state.transitionToIdle() {
+	case idleNotified:
+		return true
+	case idleCancelled:
+		t.finishCancelled(ErrAborted)
+	}
+	return false
+}
+
+// Shutdown cancels the task on behalf of a runtime that is shutting down. If
+// the task is running on another goroutine it is marked and that goroutine
+// cancels it when its poll returns. It is safe to call on a task that is
+// queued, idle, running or complete, and more than once.
+func (t *Task) Shutdown() {
+	if t.state.transitionToShutdown() {
+		t.finishCancelled(ErrShutdown)
+	}
+}
+
+// Reject completes a task that was never bound because its spawner has shut
+// down: the JoinHandle resolves with a cancelled JoinError wrapping cause.
+// Schedulers call it when Spawn fails.
+func (t *Task) Reject(cause error) {
+	if t.state.transitionToShutdown() {
+		t.finishCancelled(cause)
+	}
+}
+
+// ErrAborted is the cause in the JoinError of a task stopped by Abort.
+var ErrAborted = errors.New("weft: task aborted")
+
+func (t *Task) finishCancelled(cause error) {
+	t.core.cancel(cause)
+	t.finish()
+}
+
+// finish is called with RUNNING held and the stage written.
+func (t *Task) finish() {
+	prev := t.state.transitionToComplete()
+	t.core.publish(prev)
+	if t.set != nil {
+		t.set.remove(t)
+	}
+}
+
+// cell is one allocation holding a task's header, its future and its stage.
+// A *JoinHandle[T] is the same pointer seen through another type.
+type cell[T any] struct {
+	hdr Task
+	fut Future[T]
+	out T
+	err *JoinError
+	// joinWaker is guarded by the JOIN_WAKER protocol (see joinhandle.go).
+	joinWaker Waker
+}
+
+func (c *cell[T]) poll(cx *Context) (done bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.fut = nil
+			c.err = &JoinError{id: c.hdr.id, panicked: true, value: r, stack: debug.Stack()}
+			done = true
+		}
+	}()
+	v, ok := c.fut.Poll(cx)
+	if ok {
+		c.out = v
+		c.fut = nil
+	}
+	return ok
+}
+
+func (c *cell[T]) cancel(cause error) {
+	f := c.fut
+	c.fut = nil
+	if f != nil {
+		func() {
+			// A Drop that panics must not take the worker down; the task is
+			// cancelled either way.
+			defer func() { _ = recover() }()
+			Drop(f)
+		}()
+	}
+	c.err = &JoinError{id: c.hdr.id, cause: cause}
+}
+
+func (c *cell[T]) publish(prev uint32) {
+	if c.err != nil && c.err.panicked && c.hdr.set != nil {
+		c.hdr.set.panicked(c.err)
+	}
+	if prev&stJoinInterest == 0 {
+		// Nobody will read the output; let the collector have it now.
+		var zero T
+		c.out = zero
+		return
+	}
+	if prev&stJoinWaker != 0 {
+		// JOIN_WAKER and COMPLETE are both set: the runtime has shared
+		// access to the waker and the handle will not touch it again.
+		c.joinWaker.Wake()
+	}
+}
+
+// NewTask wraps f in a task that is not yet bound to a scheduler and returns
+// its header and join handle. Most code calls [Spawn]; schedulers and pools
+// use NewTask when they need the task before binding it.
+func NewTask[T any](f Future[T]) (*Task, *JoinHandle[T]) {
+	c := &cell[T]{fut: f}
+	c.hdr.id = NextTaskID()
+	c.hdr.state.v.Store(stInitial)
+	c.hdr.core = c
+	return &c.hdr, (*JoinHandle[T])(c)
+}
+
+// Spawner starts tasks. A *Context spawns onto the worker running the
+// caller; a runtime handle spawns from any goroutine.
+type Spawner interface {
+	// SpawnTask binds t to a scheduler and schedules it. It returns an error
+	// wrapping ErrShutdown when the runtime no longer accepts tasks; t is
+	// then untouched and the caller rejects it.
+	SpawnTask(t *Task) error
+}
+
+// SpawnTask spawns t on the scheduler of the worker running the caller.
+func (cx *Context) SpawnTask(t *Task) error {
+	if cx.worker == nil {
+		return ErrNoRuntime
+	}
+	return cx.worker.Scheduler().Spawn(t, cx.worker)
+}
+
+// Spawn starts f as a new task on s and returns its handle. Spawned from
+// inside a task (s is the task's *Context) the new task goes to the calling
+// worker's local queue. If s refuses the task (its runtime is shut down) the
+// handle resolves at once with a cancelled JoinError wrapping the reason.
+func Spawn[T any](s Spawner, f Future[T]) *JoinHandle[T] {
+	t, h := NewTask(f)
+	if err := s.SpawnTask(t); err != nil {
+		t.Reject(err)
+	}
+	return h
+}
+
+// Bind prepares t to run on sched: schedulers call it from Spawn before
+// adding the task to their TaskSet and queueing it.
+func (t *Task) Bind(sched Scheduler) { t.sched = sched }

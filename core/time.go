@@ -1,0 +1,194 @@
+package core
+
+import (
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Instant is a point on a runtime's clock, in nanoseconds since the clock's
+// epoch. Instants of different clocks are not comparable.
+type Instant int64
+
+// Add returns i+d.
+func (i Instant) Add(d time.Duration) Instant { return i + Instant(d) }
+
+// Sub returns the duration i-j.
+func (i Instant) Sub(j Instant) time.Duration { return time.Duration(i - j) }
+
+// Clock tells a runtime's time. It is the SPI for clocks registered with
+// [RegisterClock]; a real clock follows the monotonic system clock, a
+// virtual one moves only when told to.
+type Clock interface {
+	// Now returns the current instant. It never goes backwards.
+	Now() Instant
+}
+
+// VirtualClock is a Clock that moves only when advanced. It is what makes
+// tests of timeouts instant and simulations reproducible.
+type VirtualClock interface {
+	Clock
+	// Advance moves the clock forward by d (negative d is ignored).
+	Advance(d time.Duration)
+	// AdvanceTo moves the clock to i if i is later than now.
+	AdvanceTo(i Instant)
+	// AutoAdvance reports whether a scheduler with nothing to run should
+	// jump the clock to the next timer deadline instead of sleeping
+	// (Tokio's start_paused behaviour).
+	AutoAdvance() bool
+}
+
+// TimerEntry is one armed deadline. Its owner (usually a sleep future)
+// allocates it, so arming a timer allocates nothing inside the timer. The
+// exported link fields belong to the [Timer] holding the entry, which uses
+// whichever suit its structure (list links for a wheel, an index for a
+// heap); nobody else touches them while the entry is inserted.
+type TimerEntry struct {
+	// Deadline is when the entry fires. Set it before Insert; change it
+	// only through Timer.Reset.
+	Deadline Instant
+	// Waker is woken when the entry fires.
+	Waker AtomicWaker
+
+	// fired is set by the timer when the deadline passed.
+	fired atomic.Bool
+
+	// Prev, Next, Index and Slot are reserved for the Timer holding the
+	// entry.
+	Prev, Next *TimerEntry
+	Index      int
+	Slot       int32
+	Owner      any
+}
+
+// Fired reports whether the entry's deadline was reached and its waker
+// woken.
+func (e *TimerEntry) Fired() bool { return e.fired.Load() }
+
+// Fire marks the entry fired and wakes its waker. Timers call it when they
+// remove a due entry; it is safe to call once per insertion.
+func (e *TimerEntry) Fire() {
+	e.fired.Store(true)
+	e.Waker.Wake()
+}
+
+// ResetFired clears the fired mark before an entry is inserted again.
+func (e *TimerEntry) ResetFired() { e.fired.Store(false) }
+
+// Timer keeps armed deadlines and fires those that are due. It is the SPI
+// for the modules under timers/, registered with [RegisterTimer]. All
+// methods may be called from any goroutine concurrently.
+type Timer interface {
+	// Insert arms e. Its deadline may already have passed; it then fires
+	// at the next Fire. A timer may round a deadline up to its resolution,
+	// never down: nothing fires early.
+	Insert(e *TimerEntry)
+	// Reset moves an armed entry to a new deadline, or arms it again if it
+	// fired or was cancelled.
+	Reset(e *TimerEntry, deadline Instant)
+	// Cancel disarms e. It reports whether e was armed; after it returns e
+	// will not fire.
+	Cancel(e *TimerEntry) bool
+	// NextDeadline returns the earliest armed deadline (after rounding), if
+	// any. Schedulers use it for their park timeout.
+	NextDeadline() (Instant, bool)
+	// Fire fires every entry due at now and returns how many fired.
+	Fire(now Instant) int
+	// Len returns the number of armed entries.
+	Len() int
+}
+
+// Time bundles a runtime's clock and timer for its scheduler.
+type Time struct {
+	Clock Clock
+	Timer Timer
+}
+
+// ParkTimeout caps a park of at most max (negative: unbounded) by the time
+// left until the next timer deadline.
+func (t *Time) ParkTimeout(max time.Duration) time.Duration {
+	if t == nil || t.Timer == nil {
+		return max
+	}
+	next, ok := t.Timer.NextDeadline()
+	if !ok {
+		return max
+	}
+	d := next.Sub(t.Clock.Now())
+	if d < 0 {
+		d = 0
+	}
+	if max >= 0 && max < d {
+		return max
+	}
+	return d
+}
+
+// Fire fires every timer due now.
+func (t *Time) Fire() int {
+	if t == nil || t.Timer == nil {
+		return 0
+	}
+	return t.Timer.Fire(t.Clock.Now())
+}
+
+// AutoAdvance is called by a scheduler that has nothing to run and would
+// otherwise sleep. With an auto-advancing virtual clock and an armed timer it
+// moves the clock to the next deadline, fires what is due and reports true:
+// the scheduler should look for work again instead of sleeping.
+func (t *Time) AutoAdvance() bool {
+	if t == nil || t.Timer == nil {
+		return false
+	}
+	vc, ok := t.Clock.(VirtualClock)
+	if !ok || !vc.AutoAdvance() {
+		return false
+	}
+	next, ok := t.Timer.NextDeadline()
+	if !ok {
+		return false
+	}
+	vc.AdvanceTo(next)
+	t.Timer.Fire(t.Clock.Now())
+	return true
+}
+
+// AtomicWaker holds the waker of one waiting task so that another goroutine
+// can wake it while the task may be replacing it. Register and Wake may race
+// freely; a Wake that happens after a Register wakes the registered waker.
+type AtomicWaker struct {
+	mu sync.Mutex
+	w  Waker
+}
+
+// Register stores w, replacing any earlier waker.
+func (a *AtomicWaker) Register(w Waker) {
+	a.mu.Lock()
+	a.w = w
+	a.mu.Unlock()
+}
+
+// Take removes and returns the stored waker, or nil.
+func (a *AtomicWaker) Take() Waker {
+	a.mu.Lock()
+	w := a.w
+	a.w = nil
+	a.mu.Unlock()
+	return w
+}
+
+// Wake wakes and removes the stored waker, if any.
+func (a *AtomicWaker) Wake() {
+	if w := a.Take(); w != nil {
+		w.Wake()
+	}
+}
+
+// realClock follows the monotonic system clock from its creation.
+type realClock struct{ epoch time.Time }
+
+// NewRealClock returns a Clock that follows the monotonic system clock, with
+// its epoch at the call.
+func NewRealClock() Clock { return &realClock{epoch: time.Now()} }
+
+func (c *realClock) Now() Instant { return Instant(time.Since(c.epoch)) }
