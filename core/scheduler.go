@@ -15,8 +15,9 @@ import "log/slog"
 //     queue the task but call [Task.Shutdown] on it.
 //   - Tasks are run with [Task.Run] on a Context from [NewWorkerContext]; a
 //     task that Run reports as woken during its poll is queued again.
-//   - BlockOn runs the scheduler until root (a bound, spawned task) completes
-//     or the scheduler shuts down, and returns then.
+//   - BlockOn runs the scheduler until done is closed (the runtime closes it
+//     when root, a task it spawned, completes) or the scheduler shuts down,
+//     and returns then. Several goroutines may call BlockOn at once.
 //   - Shutdown closes the scheduler's queues and the TaskSet, cancels every
 //     task (each future's Drop runs), stops every worker it started and waits
 //     for them, closes nothing it did not create, and is idempotent. No task
@@ -27,7 +28,7 @@ import "log/slog"
 type Scheduler interface {
 	Spawn(t *Task, from Worker) error
 	Schedule(t *Task, from Worker)
-	BlockOn(root *Task)
+	BlockOn(root *Task, done <-chan struct{})
 	Shutdown()
 }
 

@@ -67,9 +67,9 @@ func (s *state) transitionToRunning() runOutcome {
 type idleOutcome uint8
 
 const (
-	idleOK         idleOutcome = iota // released; someone else will wake it
-	idleNotified                      // released but woken during the poll: re-queue it
-	idleCancelled                     // still RUNNING: aborted during the poll, cancel now
+	idleOK        idleOutcome = iota // released; someone else will wake it
+	idleNotified                     // released but woken during the poll: re-queue it
+	idleCancelled                    // still RUNNING: aborted during the poll, cancel now
 )
 
 // transitionToIdle releases RUNNING after a poll returned pending. A wake

@@ -172,8 +172,14 @@ type cell[T any] struct {
 func (c *cell[T]) poll(cx *Context) (done bool) {
 	defer func() {
 		if r := recover(); r != nil {
+			stack := debug.Stack()
+			// Unwinding a Rust future drops it; here the panicked future
+			// is dropped explicitly so the resources it registered (timer
+			// entries, queue waiters) are released.
+			f := c.fut
 			c.fut = nil
-			c.err = &JoinError{id: c.hdr.id, panicked: true, value: r, stack: debug.Stack()}
+			dropQuietly(f)
+			c.err = &JoinError{id: c.hdr.id, panicked: true, value: r, stack: stack}
 			done = true
 		}
 	}()
@@ -188,14 +194,7 @@ func (c *cell[T]) poll(cx *Context) (done bool) {
 func (c *cell[T]) cancel(cause error) {
 	f := c.fut
 	c.fut = nil
-	if f != nil {
-		func() {
-			// A Drop that panics must not take the worker down; the task is
-			// cancelled either way.
-			defer func() { _ = recover() }()
-			Drop(f)
-		}()
-	}
+	dropQuietly(f)
 	c.err = &JoinError{id: c.hdr.id, cause: cause}
 }
 
@@ -259,3 +258,13 @@ func Spawn[T any](s Spawner, f Future[T]) *JoinHandle[T] {
 // Bind prepares t to run on sched: schedulers call it from Spawn before
 // adding the task to their TaskSet and queueing it.
 func (t *Task) Bind(sched Scheduler) { t.sched = sched }
+
+// dropQuietly drops f if it is not nil. A Drop that panics must not take the
+// worker down; the task ends either way.
+func dropQuietly(f any) {
+	if f == nil {
+		return
+	}
+	defer func() { _ = recover() }()
+	Drop(f)
+}

@@ -72,6 +72,26 @@ func (e *TimerEntry) Fire() {
 	e.Waker.Wake()
 }
 
+// Expire marks the entry fired and takes its waker without waking it. A
+// timer calls it under its own lock when it removes a due entry, so that
+// Cancel and Fired agree with the timer's structure, and wakes the returned
+// waker (if not nil) after releasing the lock: a waker may re-enter the
+// timer.
+//
+// The mark and the take happen together under the waker's lock, so an
+// owner that registers a waker and then checks Fired either registered
+// before the expiry (its waker is taken and woken) or sees the entry fired;
+// and an owner that saw the entry fired and re-arms it with a new waker
+// cannot have that waker taken by the old expiry.
+func (e *TimerEntry) Expire() Waker {
+	e.Waker.mu.Lock()
+	e.fired.Store(true)
+	w := e.Waker.w
+	e.Waker.w = nil
+	e.Waker.mu.Unlock()
+	return w
+}
+
 // ResetFired clears the fired mark before an entry is inserted again.
 func (e *TimerEntry) ResetFired() { e.fired.Store(false) }
 
@@ -130,6 +150,20 @@ func (t *Time) Fire() int {
 		return 0
 	}
 	return t.Timer.Fire(t.Clock.Now())
+}
+
+// CanAutoAdvance reports whether AutoAdvance would move the clock now: the
+// clock is an auto-advancing virtual clock and a timer is armed.
+func (t *Time) CanAutoAdvance() bool {
+	if t == nil || t.Timer == nil {
+		return false
+	}
+	vc, ok := t.Clock.(VirtualClock)
+	if !ok || !vc.AutoAdvance() {
+		return false
+	}
+	_, ok = t.Timer.NextDeadline()
+	return ok
 }
 
 // AutoAdvance is called by a scheduler that has nothing to run and would

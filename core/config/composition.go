@@ -1,0 +1,190 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/weftrt/weft/core"
+)
+
+// None is the kind that disables a module. It is valid for the driver and
+// the timer only: a runtime without a driver does no I/O, one without a
+// timer has no sleeps or timeouts.
+const None = "none"
+
+// DefaultScheduler is the scheduler kind used when the configuration names
+// none. Load reads it on every call, so a program (the weft facade) may
+// change it before loading.
+var DefaultScheduler = "currentthread"
+
+// The values of runtime.unhandled_panic.
+const (
+	// UnhandledPanicIgnore keeps the runtime running when a task panics;
+	// the panic is reported through the task's JoinHandle.
+	UnhandledPanicIgnore = "ignore"
+	// UnhandledPanicShutdownRuntime shuts the runtime down when a task
+	// panics.
+	UnhandledPanicShutdownRuntime = "shutdown_runtime"
+)
+
+// Composition is a loaded, validated configuration: the runtime's settings
+// and the module chosen for each kind. Load returns a fresh Composition on
+// every call; it is a snapshot and must be treated as read-only.
+type Composition struct {
+	Runtime RuntimeConfig
+	// One selection per module kind, in the order of core.Kinds.
+	Driver, Clock, Timer, Scheduler Selection
+}
+
+// Selection returns the selection of the given module kind. It panics on a
+// kind that is not one of core.Kinds.
+func (c *Composition) Selection(kind core.Kind) Selection {
+	switch kind {
+	case core.KindDriver:
+		return c.Driver
+	case core.KindClock:
+		return c.Clock
+	case core.KindTimer:
+		return c.Timer
+	case core.KindScheduler:
+		return c.Scheduler
+	}
+	panic(fmt.Sprintf("config: unknown module kind %q", kind))
+}
+
+// selection returns a pointer to the selection of kind, for the loader.
+func (c *Composition) selection(kind core.Kind) *Selection {
+	switch kind {
+	case core.KindDriver:
+		return &c.Driver
+	case core.KindClock:
+		return &c.Clock
+	case core.KindTimer:
+		return &c.Timer
+	case core.KindScheduler:
+		return &c.Scheduler
+	}
+	panic(fmt.Sprintf("config: unknown module kind %q", kind))
+}
+
+// Selection is the module chosen for one kind and its configuration.
+type Selection struct {
+	// Name is the value of the section's kind key: the registered name of
+	// the module ("currentthread"), or None.
+	Name string
+	// Module is the registered module; the zero Module when Name is None.
+	Module core.Module
+	// Config is the pointer returned by Module.NewConfig, decoded and
+	// validated; nil when the module takes no configuration or Name is
+	// None.
+	Config any
+}
+
+// RuntimeConfig holds the settings of the runtime itself, the runtime
+// section of the file.
+type RuntimeConfig struct {
+	// Name names the runtime in logs and metrics. Not empty.
+	Name string `koanf:"name"`
+	// UnhandledPanic is what a task panic does to the runtime:
+	// UnhandledPanicIgnore or UnhandledPanicShutdownRuntime.
+	UnhandledPanic string `koanf:"unhandled_panic"`
+	// ShutdownTimeout bounds how long shutdown waits for blocking work;
+	// zero does not wait. Not negative.
+	ShutdownTimeout time.Duration `koanf:"shutdown_timeout"`
+	// EventBuffer is how many driver events a worker takes per park. At
+	// least 1.
+	EventBuffer int `koanf:"event_buffer"`
+	// Blocking configures the pool that runs blocking calls.
+	Blocking BlockingConfig `koanf:"blocking"`
+}
+
+// BlockingConfig configures the runtime's pool of goroutines for blocking
+// calls.
+type BlockingConfig struct {
+	// MaxThreads caps the goroutines running blocking calls at once. At
+	// least 1.
+	MaxThreads int `koanf:"max_threads"`
+	// KeepAlive is how long an idle blocking goroutine waits for work
+	// before it exits. Positive.
+	KeepAlive time.Duration `koanf:"keep_alive"`
+}
+
+// DefaultRuntime returns the runtime settings used when the configuration
+// sets none.
+func DefaultRuntime() RuntimeConfig {
+	return RuntimeConfig{
+		Name:            "weft",
+		UnhandledPanic:  UnhandledPanicIgnore,
+		ShutdownTimeout: 10 * time.Second,
+		EventBuffer:     1024,
+		Blocking: BlockingConfig{
+			MaxThreads: 512,
+			KeepAlive:  10 * time.Second,
+		},
+	}
+}
+
+// Validate reports every invalid setting of r as a *core.ConfigError whose
+// key is relative to the runtime section ("blocking.max_threads"), joined
+// with errors.Join; nil when r is valid.
+func (r *RuntimeConfig) Validate() error {
+	var errs []error
+	bad := func(key, problem string, valid ...string) {
+		errs = append(errs, &core.ConfigError{Key: key, Problem: problem, Valid: valid})
+	}
+	if r.Name == "" {
+		bad("name", "must not be empty")
+	}
+	switch r.UnhandledPanic {
+	case UnhandledPanicIgnore, UnhandledPanicShutdownRuntime:
+	default:
+		bad("unhandled_panic", fmt.Sprintf("unknown value %q", r.UnhandledPanic),
+			UnhandledPanicIgnore, UnhandledPanicShutdownRuntime)
+	}
+	if r.ShutdownTimeout < 0 {
+		bad("shutdown_timeout", fmt.Sprintf("must be >= 0, got %v", r.ShutdownTimeout))
+	}
+	if r.EventBuffer < 1 {
+		bad("event_buffer", fmt.Sprintf("must be >= 1, got %d", r.EventBuffer))
+	}
+	if r.Blocking.MaxThreads < 1 {
+		bad("blocking.max_threads", fmt.Sprintf("must be >= 1, got %d", r.Blocking.MaxThreads))
+	}
+	if r.Blocking.KeepAlive <= 0 {
+		bad("blocking.keep_alive", fmt.Sprintf("must be > 0, got %v", r.Blocking.KeepAlive))
+	}
+	return errors.Join(errs...)
+}
+
+// sections lists the top-level sections: runtime, then core.Kinds.
+func sections() []string {
+	s := []string{runtimeSection}
+	for _, k := range core.Kinds {
+		s = append(s, string(k))
+	}
+	return s
+}
+
+const (
+	runtimeSection = "runtime"
+	kindKey        = "kind"
+)
+
+// DefaultKind returns the module a section selects when the configuration
+// names none: DefaultScheduler for the scheduler, "real" for the clock, None
+// for the driver and the timer.
+func DefaultKind(kind core.Kind) string {
+	switch kind {
+	case core.KindScheduler:
+		return DefaultScheduler
+	case core.KindClock:
+		return "real"
+	}
+	return None
+}
+
+// noneAllowed reports whether a kind may be disabled with None.
+func noneAllowed(kind core.Kind) bool {
+	return kind == core.KindDriver || kind == core.KindTimer
+}
