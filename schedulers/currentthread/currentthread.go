@@ -367,6 +367,8 @@ func (s *Scheduler) parkIdle(done <-chan struct{}) {
 		s.publish()
 		s.parkOn(timeout)
 		s.counts.unparks++
+		// Time parked is not poll time.
+		s.counts.batchStart = time.Now()
 	}
 	s.parked.Store(false)
 	s.afterPark()

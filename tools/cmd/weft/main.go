@@ -51,6 +51,7 @@ type command struct {
 // commands lists the subcommands in the order help shows them. New
 // commands (bench, plugins, sim, ...) are added here.
 var commands = []*command{
+	runCommand,
 	versionCommand,
 	modulesCommand,
 	configCommand,

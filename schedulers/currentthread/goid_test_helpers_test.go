@@ -1,0 +1,5 @@
+package currentthread_test
+
+import "runtime"
+
+func gosched() { runtime.Gosched() }
