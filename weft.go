@@ -13,11 +13,19 @@ package weft
 
 import (
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/core/config"
 	"github.com/weftrt/weft/core/rt"
 
 	// Built-in modules register themselves from init.
 	_ "github.com/weftrt/weft/schedulers/currentthread"
+	_ "github.com/weftrt/weft/timers/heap"
+	_ "github.com/weftrt/weft/timers/wheel"
 )
+
+func init() {
+	// With the timer modules linked, the default composition has timers.
+	config.DefaultTimer = "wheel"
+}
 
 // Future is core.Future: a poll-driven computation producing a T.
 type Future[T any] = core.Future[T]

@@ -171,13 +171,20 @@ const (
 	kindKey        = "kind"
 )
 
+// DefaultTimer is the timer a composition uses when the configuration names
+// none. Core leaves timers off; the facade, which links the timer modules,
+// sets it to "wheel".
+var DefaultTimer = None
+
 // DefaultKind returns the module a section selects when the configuration
-// names none: DefaultScheduler for the scheduler, "real" for the clock, None
-// for the driver and the timer.
+// names none: DefaultScheduler for the scheduler, "real" for the clock,
+// DefaultTimer for the timer and None for the driver.
 func DefaultKind(kind core.Kind) string {
 	switch kind {
 	case core.KindScheduler:
 		return DefaultScheduler
+	case core.KindTimer:
+		return DefaultTimer
 	case core.KindClock:
 		return "real"
 	}

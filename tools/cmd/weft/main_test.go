@@ -116,7 +116,7 @@ func TestModulesListsTheRealClockRegisteredByCore(t *testing.T) {
 	assert.Equal(t, exitOK, status)
 	assert.Regexp(t, `(?m)^clock real \(default\)\n  the monotonic system clock\n  no configuration keys$`, stdout)
 	assert.Regexp(t, `(?m)^driver none \(default\)$`, stdout)
-	assert.Regexp(t, `(?m)^timer none \(default\)$`, stdout)
+	assert.Regexp(t, `(?m)^timer wheel \(default\)$`, stdout)
 }
 
 func TestModulesShowsEachKeyWithItsTypeAndDefault(t *testing.T) {

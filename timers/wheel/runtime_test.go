@@ -1,0 +1,13 @@
+package wheel_test
+
+import (
+	"testing"
+
+	"github.com/weftrt/weft/core/conformance"
+	"github.com/weftrt/weft/core/rt"
+	_ "github.com/weftrt/weft/schedulers/currentthread"
+)
+
+func TestTimingAPIOnACurrentThreadRuntime(t *testing.T) {
+	conformance.TimingRuntime(t, func(b *rt.Builder) { b.Timer("wheel").Scheduler("currentthread") })
+}
