@@ -1,6 +1,7 @@
 package core
 
 import (
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -119,9 +120,84 @@ type Timer interface {
 }
 
 // Time bundles a runtime's clock and timer for its scheduler.
+//
+// # Parking on the timers
+//
+// A worker that parks until the next deadline computed its timeout before
+// parking; a task on another worker may then arm an earlier deadline. So the
+// parking worker publishes the instant it parks until (Parking), and Insert
+// and Reset, after arming, compare the new deadline with it: an earlier one
+// calls the unpark function the scheduler installed (SetUnpark), and the
+// worker wakes to recompute its timeout. Arm before compare, publish before
+// re-reading the next deadline: with both sides using sequentially
+// consistent atomics, either the parker sees the new entry or the armer
+// sees the published instant.
 type Time struct {
 	Clock Clock
 	Timer Timer
+
+	// parkedUntil is the published park instant plus one; zero means no
+	// worker is parked on the timers.
+	parkedUntil atomic.Int64
+	unpark      atomic.Pointer[func()]
+}
+
+// SetUnpark installs the function that wakes the worker parked on the
+// timers. Schedulers whose timers are armed by goroutines other than the
+// parking one must install it.
+func (t *Time) SetUnpark(f func()) {
+	if t != nil {
+		t.unpark.Store(&f)
+	}
+}
+
+// Parking publishes that the calling worker is about to park on the timers
+// and returns how long it may park: at most max (negative: unbounded), and
+// no later than the next deadline. Call it before parking, and Unparked when
+// the park returns.
+func (t *Time) Parking(max time.Duration) time.Duration {
+	if t == nil || t.Timer == nil {
+		return max
+	}
+	// Publish "parked, no deadline" first, then read the next deadline: an
+	// entry armed after the read sees the published instant and unparks us.
+	t.parkedUntil.Store(math.MaxInt64)
+	if next, ok := t.Timer.NextDeadline(); ok {
+		t.parkedUntil.Store(int64(next) + 1)
+	}
+	return t.ParkTimeout(max)
+}
+
+// Unparked withdraws the instant published by Parking.
+func (t *Time) Unparked() {
+	if t != nil {
+		t.parkedUntil.Store(0)
+	}
+}
+
+// Insert arms e on the timer and wakes the parked worker if e is due before
+// the instant it parks until. Time users arm through it rather than
+// Timer.Insert.
+func (t *Time) Insert(e *TimerEntry) {
+	t.Timer.Insert(e)
+	t.noteDeadline(e.Deadline)
+}
+
+// Reset moves e to deadline (see Timer.Reset) and wakes the parked worker if
+// the new deadline comes before the instant it parks until.
+func (t *Time) Reset(e *TimerEntry, deadline Instant) {
+	t.Timer.Reset(e, deadline)
+	t.noteDeadline(deadline)
+}
+
+func (t *Time) noteDeadline(d Instant) {
+	until := t.parkedUntil.Load()
+	if until == 0 || int64(d) >= until-1 {
+		return
+	}
+	if f := t.unpark.Load(); f != nil {
+		(*f)()
+	}
 }
 
 // ParkTimeout caps a park of at most max (negative: unbounded) by the time

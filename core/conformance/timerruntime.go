@@ -32,6 +32,45 @@ func TimingRuntime(t *testing.T, configure func(*rt.Builder)) {
 			b.run(t, newTimingRuntime(t, configure))
 		})
 	}
+	t.Run("AnEarlierTimerArmedFromAnotherGoroutineCutsAParkShort", func(t *testing.T) {
+		testTimingEarlierTimerUnparks(t, configure)
+	})
+}
+
+// testTimingEarlierTimerUnparks runs on the real clock: the runtime parks
+// until an hour-long sleep, then another goroutine arms an entry due in a
+// few milliseconds. The park must be cut short for the entry to fire; if it
+// is not, the watchdog fails the behaviour long before the hour.
+func testTimingEarlierTimerUnparks(t *testing.T, configure func(*rt.Builder)) {
+	b := rt.NewBuilder().IgnoreEnv()
+	configure(b)
+	r, err := b.Clock("real").Build()
+	require.NoError(t, err)
+	t.Cleanup(r.ShutdownBackground)
+	var entry core.TimerEntry
+	armed := make(chan core.Waker, 1)
+	var long *timing.SleepFuture
+	go func() {
+		w := <-armed
+		entry.Waker.Register(w)
+		entry.Deadline = r.Time().Clock.Now().Add(5 * time.Millisecond)
+		r.Time().Insert(&entry)
+	}()
+	timerBlockOn(t, r, timerFn(func(cx *core.Context) (int, bool) {
+		if long == nil {
+			long = timing.Sleep(time.Hour)
+			if _, ok := long.Poll(cx); ok {
+				t.Fatal("an hour passed at once")
+			}
+			armed <- cx.Waker()
+			return 0, false
+		}
+		if entry.Fired() {
+			long.Drop()
+			return 1, true
+		}
+		return 0, false
+	}))
 }
 
 // TimingRuntimeBehaviours returns the names of the behaviours TimingRuntime

@@ -103,7 +103,7 @@ func (s *SleepFuture) poll(cx *core.Context) (core.Unit, bool) {
 		return core.Unit{}, false
 	}
 	s.entry.Waker.Register(cx.Waker())
-	t.Timer.Insert(&s.entry)
+	t.Insert(&s.entry)
 	s.state = sleepArmed
 	return core.Unit{}, false
 }
@@ -136,7 +136,7 @@ func (s *SleepFuture) Reset(deadline core.Instant) {
 			s.state = sleepAbsolute
 			return
 		}
-		s.time.Timer.Reset(&s.entry, deadline)
+		s.time.Reset(&s.entry, deadline)
 	default:
 		// Not in the timer: the next poll arms it, or completes at once
 		// if the deadline has passed.

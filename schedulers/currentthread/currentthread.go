@@ -178,6 +178,9 @@ func New(cfg Config, p core.SchedulerParams) (*Scheduler, error) {
 		s.driver = d
 	}
 	s.worker = &worker{s: s}
+	// A timer armed from another goroutine before our next deadline must
+	// cut our park short.
+	s.time.SetUnpark(s.unpark)
 	s.cx = core.NewWorkerContext(s.worker)
 	s.core <- struct{}{}
 	if s.driver == nil {
@@ -360,7 +363,8 @@ func (s *Scheduler) parkIdle(done <-chan struct{}) {
 		return
 	}
 	s.p.Hooks.RunBeforePark()
-	timeout := s.time.ParkTimeout(-1)
+	timeout := s.time.Parking(-1)
+	defer s.time.Unparked()
 	s.parked.Store(true)
 	if s.injectLen.Load() == 0 && !s.closedNow() && !isDone(done) {
 		s.counts.parks++
