@@ -77,22 +77,37 @@ func (s *wakeSet) init(n int) {
 // Wake implements [core.Waker]. It may be called from any goroutine, any
 // number of times.
 func (w *childWaker) Wake() {
-	s := w.set
-	if !s.queued[w.idx].CompareAndSwap(false, true) {
+	if !w.mark() {
 		return
 	}
+	if parent := w.enqueue(); parent != nil {
+		// Wake outside the lock: the parent waker may be another
+		// combinator's child waker (taking that set's lock) or a
+		// scheduler's task.
+		parent.Wake()
+	}
+}
+
+// mark is the first step of Wake: it sets the child's queued flag and
+// reports whether this wake set it, in which case the caller must go on with
+// enqueue. Between the two steps other wakes, takes and polls may run; the
+// interleaving tests in wakeset_interleave_test.go explore every order.
+func (w *childWaker) mark() bool {
+	return w.set.queued[w.idx].CompareAndSwap(false, true)
+}
+
+// enqueue is the second step of Wake, for a child that mark flagged: it puts
+// the child on the ready list and returns the parent waker to wake, or nil
+// when the set is closed (nobody will poll the children again).
+func (w *childWaker) enqueue() core.Waker {
+	s := w.set
 	s.mu.Lock()
 	parent := s.parent
-	if parent == nil {
-		// Closed: nobody will poll the children again.
-		s.mu.Unlock()
-		return
+	if parent != nil {
+		s.ready = append(s.ready, w.idx)
 	}
-	s.ready = append(s.ready, w.idx)
 	s.mu.Unlock()
-	// Wake outside the lock: the parent waker may be another combinator's
-	// child waker (taking that set's lock) or a scheduler's task.
-	parent.Wake()
+	return parent
 }
 
 // take records parent as the waker to wake from now on and returns the
