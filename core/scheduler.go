@@ -94,6 +94,15 @@ type BlockingSpawner interface {
 	SpawnBlockingFunc(f func()) error
 }
 
+// BlockingWorker is an optional interface of a [Worker] whose runtime has a
+// blocking pool: futures that must make blocking calls (file I/O without a
+// FileIO driver, for one) reach the pool through it. Schedulers implement
+// it by returning SchedulerParams.Blocking. Callers fall back to a
+// goroutine of their own when the worker does not implement it.
+type BlockingWorker interface {
+	Blocking() BlockingSpawner
+}
+
 // MetricsSource is an optional interface of a Scheduler that reports metrics
 // per worker.
 type MetricsSource interface {

@@ -55,7 +55,10 @@ type taskCore interface {
 	poll(cx *Context) bool
 	// cancel drops the future and stores a cancelled JoinError.
 	cancel(cause error)
-	// complete publishes the stage to the JoinHandle after COMPLETE was set.
+	// terminating runs the OnPanic hook if the future panicked; it is
+	// called before COMPLETE is set.
+	terminating()
+	// publish publishes the stage to the JoinHandle after COMPLETE was set.
 	publish(prev uint32)
 }
 
@@ -149,13 +152,19 @@ func (t *Task) finishCancelled(cause error) {
 	t.finish()
 }
 
-// finish is called with RUNNING held and the stage written.
+// finish is called with RUNNING held and the stage written. The task's
+// hooks run and it leaves its set before COMPLETE is set: whoever observes
+// the completion, through the JoinHandle's waker or by polling the handle
+// on another goroutine (a task on another worker of a multi-threaded
+// scheduler, BlockOn's caller), then also sees the task gone from the set
+// and its OnPanic and OnTerminate hooks run.
 func (t *Task) finish() {
-	prev := t.state.transitionToComplete()
-	t.core.publish(prev)
+	t.core.terminating()
 	if t.set != nil {
 		t.set.remove(t)
 	}
+	prev := t.state.transitionToComplete()
+	t.core.publish(prev)
 }
 
 // cell is one allocation holding a task's header, its future and its stage.
@@ -198,10 +207,13 @@ func (c *cell[T]) cancel(cause error) {
 	c.err = &JoinError{id: c.hdr.id, cause: cause}
 }
 
-func (c *cell[T]) publish(prev uint32) {
+func (c *cell[T]) terminating() {
 	if c.err != nil && c.err.panicked && c.hdr.set != nil {
 		c.hdr.set.panicked(c.err)
 	}
+}
+
+func (c *cell[T]) publish(prev uint32) {
 	if prev&stJoinInterest == 0 {
 		// Nobody will read the output; let the collector have it now.
 		var zero T

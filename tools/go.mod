@@ -22,6 +22,7 @@ require (
 	github.com/mitchellh/reflectwalk v1.0.2 // indirect
 	github.com/pelletier/go-toml/v2 v2.2.2 // indirect
 	github.com/weftrt/weft/schedulers/currentthread v0.1.0 // indirect
+	github.com/weftrt/weft/schedulers/workstealing v0.1.0 // indirect
 	github.com/weftrt/weft/timers/heap v0.1.0 // indirect
 	github.com/weftrt/weft/timers/wheel v0.1.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
@@ -34,6 +35,7 @@ replace (
 	github.com/weftrt/weft => ../
 	github.com/weftrt/weft/core => ../core
 	github.com/weftrt/weft/schedulers/currentthread => ../schedulers/currentthread
+	github.com/weftrt/weft/schedulers/workstealing => ../schedulers/workstealing
 	github.com/weftrt/weft/timers/heap => ../timers/heap
 	github.com/weftrt/weft/timers/wheel => ../timers/wheel
 )

@@ -152,6 +152,9 @@ func (w *worker) Defer(wk core.Waker)       { w.s.deferred = append(w.s.deferred
 func (w *worker) Driver() core.Driver       { return w.s.driver }
 func (w *worker) Time() *core.Time          { return w.s.time }
 
+// Blocking implements core.BlockingWorker: the runtime's blocking pool.
+func (w *worker) Blocking() core.BlockingSpawner { return w.s.p.Blocking }
+
 // New builds a current-thread scheduler. It creates the runtime's driver,
 // if it has one, and owns it from then on.
 func New(cfg Config, p core.SchedulerParams) (*Scheduler, error) {

@@ -1,0 +1,93 @@
+package workstealing
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+
+	"github.com/weftrt/weft/core"
+)
+
+// Name is the scheduler's registered name, the value of scheduler.kind that
+// selects it.
+const Name = "workstealing"
+
+// Config is the workstealing module's configuration subtree (the keys under
+// "scheduler" when scheduler.kind is "workstealing").
+type Config struct {
+	// Workers is the number of workers, each a goroutine with its own run
+	// queue. Default: runtime.GOMAXPROCS(0) when the configuration is
+	// made. Must be >= 1.
+	Workers int `koanf:"workers"`
+	// GlobalQueueInterval is how many ticks a busy worker lets pass between
+	// looks at the global queue ahead of its own. 0 (the default) tunes it
+	// per worker from the measured poll time, so that a look happens about
+	// every 200 µs of work; a value >= 1 fixes it.
+	GlobalQueueInterval int `koanf:"global_queue_interval"`
+	// EventInterval is how many ticks a busy worker lets pass between polls
+	// of the driver and timers (with a zero timeout) and wakes of deferred
+	// tasks. Default 61. Must be >= 1.
+	EventInterval int `koanf:"event_interval"`
+	// LIFOSlot lets a task woken or spawned by the running task run next,
+	// ahead of the run queue. Default true.
+	LIFOSlot bool `koanf:"lifo_slot"`
+	// MaxLIFOPolls is how many tasks in a row may run from the LIFO slot
+	// before it is bypassed until the next tick. Default 3. Must be >= 1.
+	MaxLIFOPolls int `koanf:"max_lifo_polls"`
+}
+
+// Defaults of the configuration keys other than workers.
+const (
+	DefaultEventInterval = 61
+	DefaultMaxLIFOPolls  = 3
+)
+
+// DefaultConfig returns the defaults: one worker per GOMAXPROCS, a
+// self-tuned global queue interval, event interval 61, the LIFO slot on
+// with at most 3 polls in a row.
+func DefaultConfig() Config {
+	return Config{
+		Workers:       runtime.GOMAXPROCS(0),
+		EventInterval: DefaultEventInterval,
+		LIFOSlot:      true,
+		MaxLIFOPolls:  DefaultMaxLIFOPolls,
+	}
+}
+
+// WorkerCount returns the number of workers the configuration asks for.
+// The runtime uses it as the sharding hint for its timers.
+func (c *Config) WorkerCount() int { return c.Workers }
+
+// Validate reports every invalid key as a *core.ConfigError naming it
+// (joined with errors.Join when there are several).
+func (c *Config) Validate() error {
+	var errs []error
+	bad := func(key, problem string, args ...any) {
+		errs = append(errs, &core.ConfigError{Key: key, Problem: fmt.Sprintf(problem, args...)})
+	}
+	if c.Workers < 1 {
+		bad("workers", "must be >= 1, got %d", c.Workers)
+	}
+	if c.GlobalQueueInterval < 0 {
+		bad("global_queue_interval", "must be 0 (self-tuned) or >= 1, got %d", c.GlobalQueueInterval)
+	}
+	if c.EventInterval < 1 {
+		bad("event_interval", "must be >= 1, got %d", c.EventInterval)
+	}
+	if c.MaxLIFOPolls < 1 {
+		bad("max_lifo_polls", "must be >= 1, got %d", c.MaxLIFOPolls)
+	}
+	return errors.Join(errs...)
+}
+
+func init() {
+	core.Register(core.Module{
+		Kind:      core.KindScheduler,
+		Name:      Name,
+		Doc:       "multi-threaded work-stealing scheduler: a worker per GOMAXPROCS, local queues with stealing, a LIFO slot and a global queue",
+		NewConfig: func() any { c := DefaultConfig(); return &c },
+		New: func(cfg, params any) (any, error) {
+			return New(*cfg.(*Config), *params.(*core.SchedulerParams))
+		},
+	})
+}

@@ -1,0 +1,6 @@
+//go:build !race
+
+package workstealing
+
+// raceEnabled scales stress tests down under the race detector.
+const raceEnabled = false
