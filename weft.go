@@ -24,7 +24,9 @@ import (
 )
 
 func init() {
-	// With the timer modules linked, the default composition has timers.
+	// With every built-in module linked, the default composition is the
+	// work-stealing scheduler with the timing wheel.
+	config.DefaultScheduler = "workstealing"
 	config.DefaultTimer = "wheel"
 }
 
