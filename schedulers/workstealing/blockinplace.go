@@ -20,7 +20,8 @@ import "github.com/weftrt/weft/core"
 // Use it for blocking calls that cannot be moved off the task: a cgo call,
 // a mutex held by non-weft code, a synchronous library. For work that can
 // be handed off, rt.SpawnBlocking is cheaper and keeps the task polling
-// asynchronously. f is not constrained by the task's budget.
+// asynchronously. f is not constrained by the task's budget. Shutdown
+// waits for f to return, as it waits for any poll in progress.
 //
 // # Why this and not only Go's own hand-off
 //

@@ -2,7 +2,11 @@ module github.com/weftrt/weft/schedulers/workstealing
 
 go 1.26
 
-require github.com/weftrt/weft/core v0.1.0
+require (
+	github.com/stretchr/testify v1.12.1
+	github.com/weftrt/weft/core v0.1.0
+	go.uber.org/goleak v1.3.0
+)
 
 require (
 	github.com/fsnotify/fsnotify v1.9.0 // indirect
@@ -17,8 +21,6 @@ require (
 	github.com/mitchellh/copystructure v1.2.0 // indirect
 	github.com/mitchellh/reflectwalk v1.0.2 // indirect
 	github.com/pelletier/go-toml/v2 v2.2.2 // indirect
-	github.com/stretchr/testify v1.12.1 // indirect
-	go.uber.org/goleak v1.3.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/sys v0.32.0 // indirect
 )
