@@ -25,6 +25,7 @@ require (
 	github.com/weftrt/weft/schedulers/workstealing v0.1.0 // indirect
 	github.com/weftrt/weft/timers/heap v0.1.0 // indirect
 	github.com/weftrt/weft/timers/wheel v0.1.0 // indirect
+	go.uber.org/goleak v1.3.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/sys v0.32.0 // indirect
 )

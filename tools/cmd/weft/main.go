@@ -1,6 +1,8 @@
 // Command weft inspects and checks weft runtimes: the modules compiled in,
 // configuration files, and the versions in use.
 //
+//	weft bench [--config FILE] [--json FILE] [--runs N] [ID ...]
+//	                                 the benchmark workloads, weft against plain Go
 //	weft version                     weft, module and Go versions
 //	weft modules [-kind KIND]        registered modules and their keys
 //	weft config check [-noenv] FILE  validate a configuration file
@@ -52,6 +54,7 @@ type command struct {
 // commands (bench, plugins, sim, ...) are added here.
 var commands = []*command{
 	runCommand,
+	benchCommand,
 	versionCommand,
 	modulesCommand,
 	configCommand,

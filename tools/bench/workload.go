@@ -1,0 +1,196 @@
+package bench
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/weftrt/weft/core/rt"
+)
+
+// Workload is one row of BENCHMARKS.md.
+type Workload struct {
+	ID   string // "W1"
+	Name string // "spawn_local"
+	Unit string // what one figure is: "ns/task", "ms"
+	// Better says whether a lower or a higher figure is better; it sets
+	// the direction of the ratio.
+	Better Better
+	// Size is the workload's size as the specification gives it (tasks,
+	// operations, ...). A scaled run uses a fraction of it.
+	Size int
+	// Target is the figure BENCHMARKS.md asks for.
+	Target Target
+	// Ideal, when set, is the best possible figure at size n (W7a: the
+	// longest sleep); targets relative to the ideal use it.
+	Ideal func(n int) float64
+	// NeedsTimer is set for workloads that sleep: they need a runtime with
+	// a timer and a real clock.
+	NeedsTimer bool
+	// Pending, when not empty, says why the workload cannot run yet; it is
+	// reported as skipped.
+	Pending string
+
+	// Weft runs the workload once at size n on r and returns the figure.
+	// r is fresh and is closed by the caller.
+	Weft func(r *rt.Runtime, n int) (float64, error)
+	// Go runs the plain-Go counterpart once at size n and returns the
+	// figure.
+	Go func(n int) (float64, error)
+}
+
+// TargetKind is what a target constrains.
+type TargetKind int
+
+const (
+	// NoTarget: the workload is reported without a target.
+	NoTarget TargetKind = iota
+	// MinRatio: the ratio to plain Go must be at least Value.
+	MinRatio
+	// MaxOfIdeal: weft's median must be at most Value times the ideal
+	// figure (Workload.Ideal).
+	MaxOfIdeal
+)
+
+// Target is a workload's goal from BENCHMARKS.md.
+type Target struct {
+	Kind  TargetKind
+	Value float64
+}
+
+// Met reports whether a result meets the target, and false when there is
+// no target or the result has no figures.
+func (t Target) Met(r *Result) bool {
+	if !r.Measured() {
+		return false
+	}
+	switch t.Kind {
+	case MinRatio:
+		return r.Ratio >= t.Value
+	case MaxOfIdeal:
+		return r.Ideal > 0 && r.Weft[0].Median <= t.Value*r.Ideal
+	}
+	return false
+}
+
+// String describes the target for the table of a result of ideal figure
+// ideal in unit: ">= 2.0x" or "<= 150 ms (1.5x ideal)".
+func (t Target) String(ideal float64, unit string) string {
+	switch t.Kind {
+	case MinRatio:
+		return fmt.Sprintf(">= %.1fx", t.Value)
+	case MaxOfIdeal:
+		return fmt.Sprintf("<= %s %s (%.1fx ideal)", FormatFigure(t.Value*ideal), unit, t.Value)
+	}
+	return ""
+}
+
+// Workloads lists every workload of BENCHMARKS.md in table order. Those
+// not written yet carry Pending.
+var Workloads = []*Workload{
+	{
+		ID: "W1", Name: "spawn_local", Unit: "ns/task", Size: 200_000,
+		Target: Target{MinRatio, 2.0},
+		Weft:   weftSpawnLocal, Go: goSpawnLocal,
+	},
+	{
+		ID: "W2", Name: "spawn_remote", Unit: "ns/task", Size: 200_000,
+		Target: Target{MinRatio, 2.0},
+		Weft:   weftSpawnRemote, Go: goSpawnRemote,
+	},
+	{
+		ID: "W3", Name: "yield_many", Unit: "ns/yield", Size: yieldsPerTask,
+		Target: Target{MinRatio, 2.0},
+		Weft:   weftYieldMany, Go: goYieldMany,
+	},
+	{
+		ID: "W4", Name: "ping_pong", Unit: "ns/round trip", Size: 100_000,
+		Target: Target{MinRatio, 1.5},
+		Weft:   weftPingPong, Go: goPingPong,
+	},
+	{
+		ID: "W5", Name: "chained_spawn", Unit: "ns/spawn", Size: 100_000,
+		Target: Target{MinRatio, 2.0},
+		Weft:   weftChainedSpawn, Go: goChainedSpawn,
+	},
+	{
+		ID: "W6", Name: "mpsc_fan_in", Unit: "ns/message", Size: 1_000_000,
+		Target: Target{MinRatio, 1.0},
+		Weft:   weftFanIn, Go: goFanIn,
+	},
+	{
+		ID: "W7a", Name: "timers_sleep", Unit: "ms", Size: timerSleepers,
+		Target: Target{MaxOfIdeal, 1.5}, Ideal: timersSleepIdeal, NeedsTimer: true,
+		Weft: weftTimersSleep, Go: goTimersSleep,
+	},
+	{
+		ID: "W7b", Name: "timers_churn", Unit: "ns/op", Size: 1_000_000,
+		Target: Target{MinRatio, 3.0}, NeedsTimer: true,
+		Weft: weftTimersChurn, Go: goTimersChurn,
+	},
+	{
+		ID: "W8", Name: "tcp_echo_rr", Unit: "round trips/s", Better: HigherIsBetter,
+		Pending: "not written yet (TCP through weft's net API and a driver)",
+	},
+	{
+		ID: "W9", Name: "tcp_stream", Unit: "GB/s", Better: HigherIsBetter,
+		Target:  Target{MinRatio, 1.0},
+		Pending: "not written yet (TCP through weft's net API and a driver)",
+	},
+	{
+		ID: "W10", Name: "file_random_read", Unit: "reads/s", Better: HigherIsBetter,
+		Pending: "not written yet (file reads through a driver with file I/O)",
+	},
+	{
+		ID: "W11", Name: "idle_tasks", Unit: "bytes/task",
+		// <= 0.25x the bytes of a parked goroutine: go/weft >= 4.
+		Target:  Target{MinRatio, 4.0},
+		Pending: "not written yet (tasks parked on a core/sync Notify)",
+	},
+	{
+		ID: "W12", Name: "coroutine_spawn", Unit: "ns/task",
+		Target:  Target{MinRatio, 1.0},
+		Pending: "not written yet (needs coroutine tasks)",
+	},
+}
+
+// Lookup returns the workloads named by ids (IDs or names, in any case),
+// in table order and each once; no ids selects them all. An unknown ID is
+// an error that lists the valid ones.
+func Lookup(ids ...string) ([]*Workload, error) {
+	if len(ids) == 0 {
+		return Workloads, nil
+	}
+	want := map[*Workload]bool{}
+	for _, id := range ids {
+		w := find(id)
+		if w == nil {
+			return nil, fmt.Errorf("unknown workload %q (valid: %s)", id, strings.Join(IDs(), ", "))
+		}
+		want[w] = true
+	}
+	var out []*Workload
+	for _, w := range Workloads {
+		if want[w] {
+			out = append(out, w)
+		}
+	}
+	return out, nil
+}
+
+// IDs returns the ID of every workload, in table order.
+func IDs() []string {
+	ids := make([]string, len(Workloads))
+	for i, w := range Workloads {
+		ids[i] = w.ID
+	}
+	return ids
+}
+
+func find(id string) *Workload {
+	for _, w := range Workloads {
+		if strings.EqualFold(w.ID, id) || strings.EqualFold(w.Name, id) {
+			return w
+		}
+	}
+	return nil
+}
