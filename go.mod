@@ -4,6 +4,7 @@ go 1.26
 
 require (
 	github.com/weftrt/weft/core v0.1.0
+	github.com/weftrt/weft/drivers/epoll v0.1.0
 	github.com/weftrt/weft/schedulers/currentthread v0.1.0
 	github.com/weftrt/weft/schedulers/workstealing v0.1.0
 	github.com/weftrt/weft/timers/heap v0.1.0
@@ -29,6 +30,7 @@ require (
 
 replace (
 	github.com/weftrt/weft/core => ./core
+	github.com/weftrt/weft/drivers/epoll => ./drivers/epoll
 	github.com/weftrt/weft/schedulers/currentthread => ./schedulers/currentthread
 	github.com/weftrt/weft/schedulers/workstealing => ./schedulers/workstealing
 	github.com/weftrt/weft/timers/heap => ./timers/heap

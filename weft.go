@@ -17,6 +17,7 @@ import (
 	"github.com/weftrt/weft/core/rt"
 
 	// Built-in modules register themselves from init.
+	_ "github.com/weftrt/weft/drivers/epoll"
 	_ "github.com/weftrt/weft/schedulers/currentthread"
 	_ "github.com/weftrt/weft/schedulers/workstealing"
 	_ "github.com/weftrt/weft/timers/heap"

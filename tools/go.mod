@@ -21,6 +21,7 @@ require (
 	github.com/mitchellh/copystructure v1.2.0 // indirect
 	github.com/mitchellh/reflectwalk v1.0.2 // indirect
 	github.com/pelletier/go-toml/v2 v2.2.2 // indirect
+	github.com/weftrt/weft/drivers/epoll v0.1.0 // indirect
 	github.com/weftrt/weft/schedulers/currentthread v0.1.0 // indirect
 	github.com/weftrt/weft/schedulers/workstealing v0.1.0 // indirect
 	github.com/weftrt/weft/timers/heap v0.1.0 // indirect
@@ -35,6 +36,7 @@ require (
 replace (
 	github.com/weftrt/weft => ../
 	github.com/weftrt/weft/core => ../core
+	github.com/weftrt/weft/drivers/epoll => ../drivers/epoll
 	github.com/weftrt/weft/schedulers/currentthread => ../schedulers/currentthread
 	github.com/weftrt/weft/schedulers/workstealing => ../schedulers/workstealing
 	github.com/weftrt/weft/timers/heap => ../timers/heap
