@@ -14,7 +14,9 @@
 // Every socket the driver creates (Listen, Bind, Connect, Accept) is
 // registered once with EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET and never
 // modified: edge-triggered for both directions, so the kernel reports each
-// change and the driver remembers it. The driver's state for a descriptor
+// change and the driver remembers it. A connecting socket is registered
+// after connect(2), not before: an unconnected TCP socket polls as hung up,
+// and a Park on another worker in between would record that hang-up. The driver's state for a descriptor
 // is a scheduledIO (Tokio's ScheduledIo), kept in a slab of pages that
 // never move. A handle, which is also the descriptor's epoll token, is
 //
@@ -50,9 +52,17 @@
 // harmless: without the tick, the clear would erase the newer edge, and
 // with edge-triggered epoll no other edge would come, so the operation
 // would wait for ever (the deadlock described in Tokio's
-// reactor-refactor.md). The closed states are never cleared: a hung-up
-// stream stays readable so every later read sees the end of the stream at
-// once. Readiness is a hint: a spurious one costs one EAGAIN.
+// reactor-refactor.md). Readiness is a hint: a spurious one costs one
+// EAGAIN.
+//
+// Two kinds of clear use the same tick check. After EAGAIN the operation
+// clears everything it observed, closed and error bits included (EAGAIN
+// proves the direction open and merely empty or full). After a short
+// transfer on a stream (a read that did not fill its buffer drained the
+// socket; a write that did not empty its buffer filled the socket's), it
+// clears only readable or writable, saving the EAGAIN call that would
+// follow, as Tokio does, but keeps a hang-up: the next read must see the
+// end of the stream without waiting for an edge that will not come again.
 //
 // Accepted sockets start readable and writable (Tokio's assume-ready): the
 // client's first bytes are usually there already, and waiting for their
@@ -102,6 +112,16 @@
 //   - Otherwise an unparkPending flag collapses a burst of Unparks into one
 //     eventfd write. Park clears the flag before it drains the eventfd, so
 //     an Unpark racing with the drain writes again and is not lost.
+//
+// Before it blocks, Park passes through Go's scheduler (runtime.Gosched)
+// if it has not for 8 ms. A worker's loop never returns to Go's scheduler,
+// and Go's sysmon takes the P of a goroutine that has gone 10 ms without
+// being rescheduled whenever it finds it in a system call; parked in
+// epoll_wait, the worker would lose its P on nearly every park.
+//
+// The non-blocking reads and writes are made with RawSyscall (no
+// entersyscall/exitsyscall); they cannot block, every descriptor being
+// non-blocking. epoll_wait, which can, goes through the ordinary path.
 //
 // Park calls are serialised; the driver is safe to use from any number of
 // goroutines (operations on one goroutine, Park on another: the layout of a
