@@ -45,6 +45,7 @@ package currentthread
 
 import (
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -258,7 +259,7 @@ func (s *Scheduler) BlockOn(root *core.Task, done <-chan struct{}) {
 				s.core <- struct{}{}
 				return
 			}
-			s.ownerGoroutine.Store(goroutineID())
+			s.ownerGoroutine.Store(core.GoroutineID())
 			s.run(done)
 			s.ownerGoroutine.Store(0)
 			if s.closedNow() {
@@ -448,7 +449,7 @@ func (s *Scheduler) publish() {
 	p.local.Store(c.local)
 	p.budget.Store(s.cx.BudgetExhaustions())
 	p.depth.Store(int64(s.local.Len()))
-	p.meanPoll.Store(mathFloat64bits(c.pollNanos))
+	p.meanPoll.Store(math.Float64bits(c.pollNanos))
 }
 
 // Metrics returns the counters of the scheduler's single worker, as last
@@ -464,7 +465,7 @@ func (s *Scheduler) Metrics() []core.WorkerMetrics {
 		RemoteSchedules: p.remote.Load(),
 		BudgetYields:    p.budget.Load(),
 		QueueDepth:      int(p.depth.Load()) + int(s.injectLen.Load()),
-		MeanPollNanos:   mathFloat64frombits(p.meanPoll.Load()),
+		MeanPollNanos:   math.Float64frombits(p.meanPoll.Load()),
 	}}
 }
 
@@ -480,7 +481,7 @@ func (s *Scheduler) Shutdown() {
 		s.isClosed.Store(true)
 		s.mu.Unlock()
 		close(s.shutdownCh)
-		if owner := s.ownerGoroutine.Load(); owner != 0 && owner == goroutineID() {
+		if owner := s.ownerGoroutine.Load(); owner != 0 && owner == core.GoroutineID() {
 			// We are the core holder, inside a task's poll.
 			s.cancelAll()
 			return

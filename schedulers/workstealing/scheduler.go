@@ -307,7 +307,7 @@ func (s *Scheduler) close() {
 
 // waitRunners waits for every runner goroutine except the caller's.
 func (s *Scheduler) waitRunners() {
-	self := goroutineID()
+	self := core.GoroutineID()
 	for {
 		var wait chan struct{}
 		s.runnersMu.Lock()

@@ -97,7 +97,7 @@ func (r *runner) main(w *worker) {
 	s := r.s
 	defer close(r.done)
 	defer s.forget(r)
-	r.goid.Store(goroutineID())
+	r.goid.Store(core.GoroutineID())
 	// Pairs with the Store in New or BlockInPlace, and with the Swap by
 	// which BlockInPlace's goroutine may take its core back.
 	c := w.handoff.Swap(nil)
