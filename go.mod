@@ -3,6 +3,7 @@ module github.com/weftrt/weft
 go 1.26
 
 require (
+	github.com/stretchr/testify v1.12.1
 	github.com/weftrt/weft/core v0.1.0
 	github.com/weftrt/weft/drivers/epoll v0.1.0
 	github.com/weftrt/weft/schedulers/currentthread v0.1.0

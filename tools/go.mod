@@ -22,6 +22,7 @@ require (
 	github.com/mitchellh/reflectwalk v1.0.2 // indirect
 	github.com/pelletier/go-toml/v2 v2.2.2 // indirect
 	github.com/weftrt/weft/drivers/epoll v0.1.0 // indirect
+	github.com/weftrt/weft/examples v0.1.0
 	github.com/weftrt/weft/schedulers/currentthread v0.1.0 // indirect
 	github.com/weftrt/weft/schedulers/workstealing v0.1.0 // indirect
 	github.com/weftrt/weft/timers/heap v0.1.0 // indirect
@@ -42,3 +43,5 @@ replace (
 	github.com/weftrt/weft/timers/heap => ../timers/heap
 	github.com/weftrt/weft/timers/wheel => ../timers/wheel
 )
+
+replace github.com/weftrt/weft/examples => ../examples

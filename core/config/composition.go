@@ -176,9 +176,14 @@ const (
 // sets it to "wheel".
 var DefaultTimer = None
 
+// DefaultDriver is the I/O driver a composition uses when the configuration
+// names none. Core leaves I/O off; the facade sets it to the platform's
+// readiness driver ("epoll" on Linux).
+var DefaultDriver = None
+
 // DefaultKind returns the module a section selects when the configuration
 // names none: DefaultScheduler for the scheduler, "real" for the clock,
-// DefaultTimer for the timer and None for the driver.
+// DefaultTimer for the timer and DefaultDriver for the driver.
 func DefaultKind(kind core.Kind) string {
 	switch kind {
 	case core.KindScheduler:
@@ -187,6 +192,8 @@ func DefaultKind(kind core.Kind) string {
 		return DefaultTimer
 	case core.KindClock:
 		return "real"
+	case core.KindDriver:
+		return DefaultDriver
 	}
 	return None
 }

@@ -246,6 +246,9 @@ type child struct {
 	addr string
 }
 
+// childStartLimit bounds the wait for a child server to listen.
+const childStartLimit = time.Minute
+
 // startChild starts impl's server in a child process and waits until it
 // listens.
 func startChild(impl Impl, srv Server) (*child, error) {
@@ -263,7 +266,10 @@ func startChild(impl Impl, srv Server) (*child, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(exe)
+	// A program that does not call ServeChildIfRequested must not run
+	// its own job as the child: a test binary given -test.run=^$ runs no
+	// test and exits, and most other programs reject the unknown flag.
+	cmd := exec.Command(exe, "-test.run=^$")
 	cmd.Env = append(os.Environ(), childEnv+"="+string(spec))
 	cmd.Stderr = os.Stderr
 	in, err := cmd.StdinPipe()
@@ -278,7 +284,11 @@ func startChild(impl Impl, srv Server) (*child, error) {
 		return nil, err
 	}
 	c := &child{cmd: cmd, in: in, out: bufio.NewScanner(out)}
+	// A child that neither listens nor exits within childStartLimit is
+	// killed, which ends the wait for its address.
+	kill := time.AfterFunc(childStartLimit, func() { cmd.Process.Kill() })
 	line, err := c.expect("addr ")
+	kill.Stop()
 	if err != nil {
 		c.close()
 		return nil, fmt.Errorf("echo: the %s server child did not start (does %s call echo.ServeChildIfRequested first?): %w", impl, exe, err)

@@ -68,6 +68,9 @@ func (rep *Report) WriteTable(w io.Writer) error {
 		wl := r.Workload
 		row := []string{wl.ID, wl.Name, wl.Unit}
 		target := wl.Target.String(r.Ideal, wl.Unit)
+		if target != "" && r.TargetElsewhere {
+			target += " on " + wl.TargetDriver
+		}
 		if !r.Measured() {
 			for range len(rep.Compositions) + 2 {
 				row = append(row, "-")
@@ -80,10 +83,14 @@ func (rep *Report) WriteTable(w io.Writer) error {
 		} else {
 			row = append(row, withRange(r.Weft[0]))
 			for _, s := range r.Weft[1:] {
+				if len(s.Runs) == 0 {
+					row = append(row, "-")
+					continue
+				}
 				row = append(row, FormatFigure(s.Median))
 			}
 			met := "-"
-			if wl.Target.Kind != NoTarget {
+			if wl.Target.Kind != NoTarget && !r.TargetElsewhere {
 				met = yesNo(r.Met())
 			}
 			row = append(row, withRange(r.Go), formatRatio(r.Ratio), target, met)
@@ -148,16 +155,17 @@ func yesNo(b bool) string {
 //	   "go_min": ..., "go_max": ..., "ratio": ..., "currentthread": ...,
 //	   "target": ">= 2.0x", "met": true, ...}]}
 //
-// "config" is the first composition's every effective key; "compare" holds
-// the scheduler keys of the other compositions, which differ from it in
-// the scheduler only, and their figures appear in each result under their
-// name. A skipped or failed result has "skipped" or "error" instead of
+// "config" is the first composition's every effective key; "compare" holds,
+// for each other composition, the keys of the sections in which it differs
+// from the first (its scheduler, its timer or its driver), and their
+// figures appear in each result under their name, for the workloads they
+// run. A skipped or failed result has "skipped" or "error" instead of
 // figures. A ratio that cannot be computed is null.
 func (rep *Report) WriteJSON(w io.Writer) error {
 	first := rep.Compositions[0]
 	compare := object{}
 	for _, c := range rep.Compositions[1:] {
-		compare = append(compare, field{c.Name, settingsObject(c.Comp.Settings(), "scheduler.")})
+		compare = append(compare, field{c.Name, differingSections(first.Comp, c.Comp)})
 	}
 	results := make([]object, len(rep.Results))
 	for i := range rep.Results {
@@ -210,11 +218,14 @@ func (rep *Report) resultObject(r *Result) object {
 		field{"go_min", r.Go.Min}, field{"go_max", r.Go.Max},
 		field{"ratio", finite(r.Ratio)},
 	)
-	if wl.Target.Kind != NoTarget {
+	if wl.Target.Kind != NoTarget && !r.TargetElsewhere {
 		o = append(o, field{"met", r.Met()})
 	}
 	for i, c := range rep.Compositions[1:] {
 		s := r.Weft[i+1]
+		if len(s.Runs) == 0 {
+			continue
+		}
 		o = append(o,
 			field{c.Name, s.Median}, field{c.Name + "_min", s.Min}, field{c.Name + "_max", s.Max},
 			field{c.Name + "_ratio", finite(r.Ratios[i+1])},
@@ -222,6 +233,36 @@ func (rep *Report) resultObject(r *Result) object {
 	}
 	o = append(o, field{"weft_runs", weft.Runs}, field{"go_runs", r.Go.Runs})
 	return o
+}
+
+// differingSections returns, as a JSON object, every setting of the
+// sections (scheduler, timer, ...) in which c differs from first.
+func differingSections(first, c *config.Composition) object {
+	base := map[string]string{}
+	for _, s := range first.Settings() {
+		base[s.Key] = s.ValueString()
+	}
+	differs := map[string]bool{}
+	settings := c.Settings()
+	for _, s := range settings {
+		if v, ok := base[s.Key]; !ok || v != s.ValueString() {
+			differs[section(s.Key)] = true
+		}
+	}
+	o := object{}
+	for _, s := range settingsObject(settings, "") {
+		if differs[section(s.key)] {
+			o = append(o, s)
+		}
+	}
+	return o
+}
+
+func section(key string) string {
+	if i := strings.IndexByte(key, '.'); i >= 0 {
+		return key[:i]
+	}
+	return key
 }
 
 // finite returns v, or nil (JSON null) for NaN and infinities, which JSON

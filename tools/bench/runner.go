@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/weftrt/weft/core"
 	"github.com/weftrt/weft/core/config"
 	"github.com/weftrt/weft/core/rt"
 )
@@ -17,6 +18,38 @@ import (
 type Composition struct {
 	Name string
 	Comp *config.Composition
+	// Applies, when not nil, limits the composition to the workloads it
+	// returns true for; on the others its column is empty. It is how a
+	// column that differs in the timer (or the driver) only is shown for
+	// the workloads that exercise it.
+	Applies func(*Workload) bool
+}
+
+// AppliesTo reports whether the composition runs w.
+func (c *Composition) AppliesTo(w *Workload) bool { return c.Applies == nil || c.Applies(w) }
+
+// WithSetting returns comp with the section of key's kind replaced by a
+// fresh load of that one key ("timer.kind" = "heap", say), in the module's
+// default configuration; the other sections stay as they are.
+func WithSetting(comp *config.Composition, kind core.Kind, key string, value any) (*config.Composition, error) {
+	fresh, err := config.LoadWith(config.LoadOptions{Overrides: map[string]any{key: value}})
+	if err != nil {
+		return nil, err
+	}
+	c := *comp
+	switch kind {
+	case core.KindScheduler:
+		c.Scheduler = fresh.Scheduler
+	case core.KindTimer:
+		c.Timer = fresh.Timer
+	case core.KindDriver:
+		c.Driver = fresh.Driver
+	case core.KindClock:
+		c.Clock = fresh.Clock
+	default:
+		return nil, fmt.Errorf("no section of kind %q", kind)
+	}
+	return &c, nil
 }
 
 // WithScheduler returns comp with its scheduler replaced by kind in that
@@ -25,13 +58,7 @@ type Composition struct {
 // from the configured composition: the configured scheduler's keys (such as
 // scheduler.workers) would not be valid for another scheduler.
 func WithScheduler(comp *config.Composition, kind string) (*config.Composition, error) {
-	sched, err := config.LoadWith(config.LoadOptions{Overrides: map[string]any{"scheduler.kind": kind}})
-	if err != nil {
-		return nil, err
-	}
-	c := *comp
-	c.Scheduler = sched.Scheduler
-	return &c, nil
+	return WithSetting(comp, core.KindScheduler, "scheduler.kind", kind)
 }
 
 // Options configure a Run.
@@ -78,6 +105,10 @@ type Result struct {
 	// (see [Ratio]); Ratios does so for each composition.
 	Ratio  float64
 	Ratios []float64
+	// TargetElsewhere is set when the workload's target is for another
+	// driver than the first composition's (see Workload.TargetDriver): the
+	// result then has no verdict.
+	TargetElsewhere bool
 }
 
 // Measured reports whether the workload ran on every subject without
@@ -85,7 +116,7 @@ type Result struct {
 func (r *Result) Measured() bool { return r.Skipped == "" && r.Err == nil && len(r.Weft) > 0 }
 
 // Met reports whether the result meets its workload's target.
-func (r *Result) Met() bool { return r.Workload.Target.Met(r) }
+func (r *Result) Met() bool { return !r.TargetElsewhere && r.Workload.Target.Met(r) }
 
 // Run runs each workload opts.Runs times on every composition and on plain
 // Go, interleaving the subjects run by run, after one warm-up run of each
@@ -128,6 +159,7 @@ func Scaled(size int, scale float64) int {
 
 func runWorkload(opts *Options, w *Workload) Result {
 	res := Result{Workload: w, N: Scaled(w.Size, opts.Scale)}
+	res.TargetElsewhere = w.TargetDriver != "" && opts.Compositions[0].Comp.Driver.Name != w.TargetDriver
 	if w.Ideal != nil {
 		res.Ideal = w.Ideal(res.N)
 	}
@@ -145,6 +177,9 @@ func runWorkload(opts *Options, w *Workload) Result {
 		}
 		progressf(opts, "%s %s: %s:", w.ID, w.Name, progress)
 		for i, c := range opts.Compositions {
+			if !c.AppliesTo(w) {
+				continue
+			}
 			v, err := runWeft(opts, w, c.Comp, res.N)
 			if err != nil {
 				progressf(opts, " %s failed\n", c.Name)
@@ -172,7 +207,11 @@ func runWorkload(opts *Options, w *Workload) Result {
 	for i := range weft {
 		s := Summarize(weft[i])
 		res.Weft = append(res.Weft, s)
-		res.Ratios = append(res.Ratios, Ratio(w.Better, s.Median, res.Go.Median))
+		ratio := math.NaN()
+		if len(s.Runs) > 0 {
+			ratio = Ratio(w.Better, s.Median, res.Go.Median)
+		}
+		res.Ratios = append(res.Ratios, ratio)
 	}
 	res.Ratio = res.Ratios[0]
 	return res
@@ -183,10 +222,19 @@ func skipReason(opts *Options, w *Workload) string {
 	if w.Pending != "" {
 		return w.Pending
 	}
-	if !w.NeedsTimer {
-		return ""
+	if !opts.Compositions[0].AppliesTo(w) {
+		return fmt.Sprintf("the %s composition does not run it", opts.Compositions[0].Name)
 	}
 	for _, c := range opts.Compositions {
+		if !c.AppliesTo(w) {
+			continue
+		}
+		if w.NeedsDriver && c.Comp.Driver.Name == config.None {
+			return fmt.Sprintf("the %s composition has no driver (driver.kind: none)", c.Name)
+		}
+		if !w.NeedsTimer {
+			continue
+		}
 		if c.Comp.Timer.Name == config.None {
 			return fmt.Sprintf("the %s composition has no timer (timer.kind: none)", c.Name)
 		}
@@ -201,6 +249,10 @@ func skipReason(opts *Options, w *Workload) string {
 // going after the run timeout has its runtime shut down, which makes its
 // BlockOn return.
 func runWeft(opts *Options, w *Workload, comp *config.Composition, n int) (float64, error) {
+	if w.WeftProcess != nil {
+		runtime.GC()
+		return w.WeftProcess(comp, n)
+	}
 	r, err := rt.New(comp)
 	if err != nil {
 		return 0, err

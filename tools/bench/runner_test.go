@@ -88,6 +88,9 @@ func TestProgressNamesEachWorkloadAndRunWithEverySubject(t *testing.T) {
 	}
 	ws, err := bench.Lookup("W1", "W9")
 	require.NoError(t, err)
+	pending := *ws[1]
+	pending.Pending = "not written yet (a pending workload, for the test)"
+	ws[1] = &pending
 	run(t, bench.Options{Compositions: comps, Runs: 2, Progress: &progress}, ws...)
 	lines := strings.Split(strings.TrimSuffix(progress.String(), "\n"), "\n")
 	require.Len(t, lines, 4, progress.String())

@@ -5,9 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/weftrt/weft/core"
 	"github.com/weftrt/weft/core/config"
 	"github.com/weftrt/weft/tools/bench"
 )
@@ -20,13 +22,16 @@ var benchCommand = &command{
 Bench runs the workloads of BENCHMARKS.md (all of them, or those whose IDs
 or names are given) on the runtime the configuration describes (defaults,
 then FILE, then WEFT_ environment variables), on the currentthread
-scheduler when the configured scheduler is another one, and on plain Go
-(goroutines, channels, runtime timers), all in the same process. Each
-workload runs N times on each, interleaved, every run on a fresh runtime.
+scheduler when the configured scheduler is another one, with the other
+timer module on the timer workloads (W7a, W7b), and on plain Go
+(goroutines, channels, runtime timers, package net and os), all in the
+same run. The echo workloads (W8, W9) run their server in a child process
+(this executable) so its CPU time is its own. Each workload runs N times
+on each, interleaved, every run on a fresh runtime.
 Progress goes to standard error; one table goes to standard output: each
 figure's median [min–max], the ratio to plain Go (higher is better), the
 target and whether it is met. Workloads that cannot run (not written yet,
-or no timer in the composition) are listed as skipped.
+or no timer or driver in the composition) are listed as skipped.
 
 Flags:
   --config FILE   configuration file (YAML, TOML or JSON)
@@ -73,15 +78,12 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitProblem
 	}
-	comps := []bench.Composition{{Name: "weft", Comp: comp}}
-	if comp.Scheduler.Name != compareScheduler {
-		ct, err := bench.WithScheduler(comp, compareScheduler)
-		if err != nil {
-			fmt.Fprintf(stderr, "weft bench: %v\n", err)
-			return exitProblem
-		}
-		comps = append(comps, bench.Composition{Name: compareScheduler, Comp: ct})
+	comps, err := benchColumns(comp, workloads)
+	if err != nil {
+		fmt.Fprintf(stderr, "weft bench: %v\n", err)
+		return exitProblem
 	}
+	defer bench.RemoveScratch()
 
 	rep := &bench.Report{
 		Machine:      bench.ProbeMachine(),
@@ -127,6 +129,51 @@ func runBench(args []string, stdout, stderr io.Writer) int {
 // compareScheduler is the scheduler every configured composition is
 // compared with.
 const compareScheduler = "currentthread"
+
+// timerColumns are the timer modules compared on the timer workloads: the
+// configured one, and each other one here beside it.
+var timerColumns = []string{"wheel", "heap"}
+
+// benchColumns returns the weft columns of the table for the configured
+// composition: the composition itself; the same on the currentthread
+// scheduler when another one is configured (every workload); and the same
+// with each other timer module (the workloads that use a timer). A column
+// that none of workloads runs on is left out.
+func benchColumns(comp *config.Composition, workloads []*bench.Workload) ([]bench.Composition, error) {
+	comps := []bench.Composition{{Name: "weft", Comp: comp}}
+	if comp.Scheduler.Name != compareScheduler {
+		ct, err := bench.WithScheduler(comp, compareScheduler)
+		if err != nil {
+			return nil, err
+		}
+		comps = append(comps, bench.Composition{Name: compareScheduler, Comp: ct})
+	}
+	if comp.Timer.Name != config.None {
+		for _, timer := range timerColumns {
+			if timer == comp.Timer.Name {
+				continue
+			}
+			if _, err := core.Lookup(core.KindTimer, timer); err != nil {
+				continue
+			}
+			c, err := bench.WithSetting(comp, core.KindTimer, "timer.kind", timer)
+			if err != nil {
+				return nil, err
+			}
+			comps = append(comps, bench.Composition{
+				Name: "timer-" + timer, Comp: c,
+				Applies: func(w *bench.Workload) bool { return w.NeedsTimer },
+			})
+		}
+	}
+	used := comps[:1]
+	for _, c := range comps[1:] {
+		if slices.ContainsFunc(workloads, c.AppliesTo) {
+			used = append(used, c)
+		}
+	}
+	return used, nil
+}
 
 // parseInterspersed parses args into fs, allowing flags after workload IDs
 // ("weft bench W1 --runs 1"), and returns the IDs. Its status and ok are

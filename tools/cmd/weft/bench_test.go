@@ -36,7 +36,7 @@ func TestBenchRejectsAnUnknownWorkloadListingTheValidIDs(t *testing.T) {
 	status, stdout, stderr := weft("bench", tiny, "W1", "W99")
 	assert.Equal(t, exitUsage, status)
 	assert.Empty(t, stdout)
-	assert.Equal(t, `weft bench: unknown workload "W99" (valid: W1, W2, W3, W4, W5, W6, W7a, W7b, W8, W9, W10, W11, W12)`+"\n", stderr)
+	assert.Equal(t, `weft bench: unknown workload "W99" (valid: W1, W2, W3, W4, W5, W6, W7a, W7b, W8, W8cpu, W9, W10, W11, W12)`+"\n", stderr)
 }
 
 func TestBenchRejectsBadFlags(t *testing.T) {
@@ -61,7 +61,7 @@ func TestBenchRunsOneWorkloadOnceAndPrintsItsRow(t *testing.T) {
 	assert.Regexp(t, `(?m)^W1 spawn_local: run 1/1: weft \S+ go \S+ ns/task$`, stderr)
 	assert.Contains(t, stdout, "1 run each after a warm-up")
 	assert.Contains(t, stdout, "sizes scaled by 0.001")
-	assert.Contains(t, stdout, "weft: scheduler currentthread, timer wheel, driver none, clock real\n")
+	assert.Contains(t, stdout, "weft: scheduler currentthread, timer wheel, driver epoll, clock real\n")
 	assert.Regexp(t, `(?m)^ID +NAME +UNIT +WEFT +GO +RATIO +TARGET +MET$`, stdout, "no comparison column when currentthread is configured")
 	assert.Regexp(t, `(?m)^W1 +spawn_local +ns/task +\S+ \[\S+–\S+\] +\S+ \[\S+–\S+\] +\S+x +>= 2\.0x +(yes|no)$`, stdout)
 	assert.NotContains(t, stdout, "W2")
@@ -131,9 +131,12 @@ func TestBenchWritesJSONThatDecodesToTheTableFigures(t *testing.T) {
 	assert.LessOrEqual(t, *w3.GoMin, *w3.Go)
 	assert.LessOrEqual(t, *w3.Go, *w3.GoMax)
 	assert.InDelta(t, *w3.Go / *w3.Weft, *w3.Ratio, 1e-9, "times: the ratio is go/weft")
-	assert.Equal(t, "W9", doc.Results[1].ID)
-	assert.Nil(t, doc.Results[1].Weft)
-	assert.Contains(t, doc.Results[1].Skipped, "not written yet")
+	w9 := doc.Results[1]
+	assert.Equal(t, "W9", w9.ID)
+	require.NotNil(t, w9.Weft, w9.Skipped)
+	require.NotNil(t, w9.Go)
+	require.NotNil(t, w9.Ratio)
+	assert.InDelta(t, *w9.Weft / *w9.Go, *w9.Ratio, 1e-9, "rates: the ratio is weft/go")
 }
 
 func TestBenchComparesWithCurrentThreadWhenAnotherSchedulerIsConfigured(t *testing.T) {
@@ -195,4 +198,19 @@ func TestHelpBenchShowsItsUsage(t *testing.T) {
 	assert.Equal(t, exitOK, status)
 	assert.Contains(t, stdout, "usage: weft bench [--config FILE] [--json FILE] [--runs N] [ID ...]")
 	assert.NotContains(t, stdout, "scale")
+}
+
+func TestBenchComparesTheOtherTimerModuleOnTheTimerWorkloadsOnly(t *testing.T) {
+	path := writeFile(t, "weft.yaml", "scheduler: {kind: currentthread}\ntimer: {kind: wheel}\n")
+	status, stdout, stderr := weft("bench", "--config", path, "--runs", "1", tiny, "W1", "W7b")
+	require.Equal(t, exitOK, status, stderr)
+	assert.Contains(t, stdout, "timer-heap: scheduler currentthread, timer heap, ")
+	assert.Regexp(t, `(?m)^ID +NAME +UNIT +WEFT +TIMER-HEAP +GO +RATIO +TARGET +MET$`, stdout)
+	assert.Regexp(t, `(?m)^W1 +spawn_local +ns/task +\S+ \[\S+–\S+\] +- +\S+ \[`, stdout, "W1 does not use a timer")
+	assert.Regexp(t, `(?m)^W7b +timers_churn +ns/op +\S+ \[\S+–\S+\] +[0-9.]+ +\S+ \[`, stdout)
+	assert.Regexp(t, `(?m)^W7b timers_churn: run 1/1: weft \S+ timer-heap \S+ go \S+ ns/op$`, stderr)
+
+	status, stdout, stderr = weft("bench", "--config", path, "--runs", "1", tiny, "W1")
+	require.Equal(t, exitOK, status, stderr)
+	assert.NotContains(t, stdout, "timer-heap", "no column that no selected workload runs on")
 }

@@ -29,6 +29,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/weftrt/weft/examples/echo"
+
 	// The facade registers every built-in module, so weft knows them all.
 	_ "github.com/weftrt/weft"
 )
@@ -61,6 +63,9 @@ var commands = []*command{
 }
 
 func main() {
+	// W8 and W9 run their echo servers in a child process: this
+	// executable, started again.
+	echo.ServeChildIfRequested()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

@@ -14,6 +14,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/weftrt/weft/examples/echo"
+
 	"github.com/weftrt/weft/core"
 	"github.com/weftrt/weft/core/config"
 )
@@ -50,6 +52,7 @@ func init() {
 }
 
 func TestMain(m *testing.M) {
+	echo.ServeChildIfRequested()
 	// Keep the developer's WEFT_ variables out of the tests.
 	environ = func() []string { return nil }
 	os.Exit(m.Run())
@@ -115,7 +118,7 @@ func TestModulesListsTheRealClockRegisteredByCore(t *testing.T) {
 	status, stdout, _ := weft("modules")
 	assert.Equal(t, exitOK, status)
 	assert.Regexp(t, `(?m)^clock real \(default\)\n  the monotonic system clock\n  no configuration keys$`, stdout)
-	assert.Regexp(t, `(?m)^driver none \(default\)$`, stdout)
+	assert.Regexp(t, `(?m)^driver epoll \(default\)$`, stdout)
 	assert.Regexp(t, `(?m)^timer wheel \(default\)$`, stdout)
 }
 
