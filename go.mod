@@ -25,6 +25,7 @@ require (
 	github.com/mitchellh/copystructure v1.2.0 // indirect
 	github.com/mitchellh/reflectwalk v1.0.2 // indirect
 	github.com/pelletier/go-toml/v2 v2.2.2 // indirect
+	github.com/weftrt/weft/schedulers/percore v0.1.0
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/sys v0.32.0 // indirect
 )
@@ -33,6 +34,7 @@ replace (
 	github.com/weftrt/weft/core => ./core
 	github.com/weftrt/weft/drivers/epoll => ./drivers/epoll
 	github.com/weftrt/weft/schedulers/currentthread => ./schedulers/currentthread
+	github.com/weftrt/weft/schedulers/percore => ./schedulers/percore
 	github.com/weftrt/weft/schedulers/workstealing => ./schedulers/workstealing
 	github.com/weftrt/weft/timers/heap => ./timers/heap
 	github.com/weftrt/weft/timers/wheel => ./timers/wheel

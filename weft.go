@@ -19,6 +19,7 @@ import (
 	// Built-in modules register themselves from init.
 	_ "github.com/weftrt/weft/drivers/epoll"
 	_ "github.com/weftrt/weft/schedulers/currentthread"
+	_ "github.com/weftrt/weft/schedulers/percore"
 	_ "github.com/weftrt/weft/schedulers/workstealing"
 	_ "github.com/weftrt/weft/timers/heap"
 	_ "github.com/weftrt/weft/timers/wheel"

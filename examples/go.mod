@@ -23,6 +23,7 @@ require (
 	github.com/pelletier/go-toml/v2 v2.2.2 // indirect
 	github.com/weftrt/weft/drivers/epoll v0.1.0 // indirect
 	github.com/weftrt/weft/schedulers/currentthread v0.1.0 // indirect
+	github.com/weftrt/weft/schedulers/percore v0.1.0 // indirect
 	github.com/weftrt/weft/schedulers/workstealing v0.1.0 // indirect
 	github.com/weftrt/weft/timers/heap v0.1.0 // indirect
 	github.com/weftrt/weft/timers/wheel v0.1.0 // indirect
@@ -41,3 +42,5 @@ replace (
 	github.com/weftrt/weft/timers/heap => ../timers/heap
 	github.com/weftrt/weft/timers/wheel => ../timers/wheel
 )
+
+replace github.com/weftrt/weft/schedulers/percore => ../schedulers/percore

@@ -8,6 +8,8 @@ require (
 	github.com/weftrt/weft/core v0.1.0
 )
 
+require github.com/weftrt/weft/schedulers/percore v0.1.0 // indirect
+
 require (
 	github.com/fsnotify/fsnotify v1.9.0 // indirect
 	github.com/go-viper/mapstructure/v2 v2.4.0 // indirect
@@ -45,3 +47,5 @@ replace (
 )
 
 replace github.com/weftrt/weft/examples => ../examples
+
+replace github.com/weftrt/weft/schedulers/percore => ../schedulers/percore

@@ -1,0 +1,117 @@
+package percore
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+
+	"github.com/weftrt/weft/core"
+)
+
+// Name is the scheduler's registered name, the value of scheduler.kind that
+// selects it.
+const Name = "percore"
+
+// Config is the percore module's configuration subtree (the keys under
+// "scheduler" when scheduler.kind is "percore").
+type Config struct {
+	// Workers is the number of workers, each a goroutine locked to an OS
+	// thread of its own with its own driver, run queue and mailbox.
+	// Default: runtime.GOMAXPROCS(0) when the configuration is made, at
+	// most MaxWorkers. Must be between 1 and MaxWorkers (64).
+	Workers int `koanf:"workers"`
+	// LockThreads locks each worker's goroutine to an OS thread of its
+	// own (runtime.LockOSThread) for the worker's whole life, so its driver
+	// is only ever entered from that thread. Default false: Go aborts the
+	// process when an iter.Pull coroutine (core/co coroutine tasks) is
+	// resumed on a locked thread other than the one it was created on,
+	// and tasks move between workers and are dropped by Shutdown's caller.
+	// Enable it only for pools that run no coroutine tasks. Pin implies it.
+	LockThreads bool `koanf:"lock_threads"`
+	// Pin pins worker i's thread to one CPU (sched_setaffinity): the i-th
+	// of CPUs, cycling, or of the CPUs the process may run on when CPUs is
+	// empty. Pinning locks the worker to its thread (see LockThreads).
+	// Default false. Linux only; elsewhere a pinned pool fails to start.
+	Pin bool `koanf:"pin"`
+	// CPUs lists the CPUs pinned workers run on, in worker order. Only
+	// with pin: true. Default: empty (the process's allowed CPUs).
+	CPUs []int `koanf:"cpus"`
+	// GlobalQueueInterval is how many ticks a busy worker lets pass
+	// between takes from the global queue ahead of its own work, so the
+	// global queue progresses however busy a worker is. Default 31. Must
+	// be >= 1.
+	GlobalQueueInterval int `koanf:"global_queue_interval"`
+	// EventInterval is how many ticks a busy worker lets pass between
+	// polls of its driver (with a zero timeout) and the timers, and wakes
+	// of the tasks that yielded. Default 61. Must be >= 1.
+	EventInterval int `koanf:"event_interval"`
+}
+
+// Defaults of the intervals.
+const (
+	DefaultGlobalQueueInterval = 31
+	DefaultEventInterval       = 61
+)
+
+// maxCPU bounds the CPU numbers of cpus: the size of a Linux CPU set.
+const maxCPU = 1024
+
+// DefaultConfig returns the defaults: one worker per GOMAXPROCS (at most
+// 64), threads neither locked nor pinned, global queue interval 31, event interval 61.
+func DefaultConfig() Config {
+	return Config{
+		Workers:             min(runtime.GOMAXPROCS(0), MaxWorkers),
+		GlobalQueueInterval: DefaultGlobalQueueInterval,
+		EventInterval:       DefaultEventInterval,
+	}
+}
+
+// locked reports whether workers lock their goroutines to OS threads.
+func (c *Config) locked() bool { return c.LockThreads || c.Pin }
+
+// WorkerCount returns the number of workers the configuration asks for.
+// The runtime uses it as the sharding hint for its timers.
+func (c *Config) WorkerCount() int { return c.Workers }
+
+// Validate reports every invalid key as a *core.ConfigError naming it
+// (joined with errors.Join when there are several).
+func (c *Config) Validate() error {
+	var errs []error
+	bad := func(key, problem string, args ...any) {
+		errs = append(errs, &core.ConfigError{Key: key, Problem: fmt.Sprintf(problem, args...)})
+	}
+	if c.Workers < 1 || c.Workers > MaxWorkers {
+		bad("workers", "must be between 1 and %d, got %d", MaxWorkers, c.Workers)
+	}
+	if len(c.CPUs) > 0 && !c.Pin {
+		bad("cpus", "applies only to pinned workers: set pin: true or leave cpus empty")
+	}
+	seen := map[int]bool{}
+	for i, cpu := range c.CPUs {
+		if cpu < 0 || cpu >= maxCPU {
+			bad(fmt.Sprintf("cpus.%d", i), "must be between 0 and %d, got %d", maxCPU-1, cpu)
+		} else if seen[cpu] {
+			bad(fmt.Sprintf("cpus.%d", i), "CPU %d is listed twice", cpu)
+		}
+		seen[cpu] = true
+	}
+	if c.GlobalQueueInterval < 1 {
+		bad("global_queue_interval", "must be >= 1, got %d", c.GlobalQueueInterval)
+	}
+	if c.EventInterval < 1 {
+		bad("event_interval", "must be >= 1, got %d", c.EventInterval)
+	}
+	return errors.Join(errs...)
+}
+
+func init() {
+	core.Register(core.Module{
+		Kind:      core.KindScheduler,
+		Name:      Name,
+		Doc:       "thread-per-core scheduler: a driver per worker on a locked OS thread, mailboxes, a shared global queue and stealing",
+		NewConfig: func() any { c := DefaultConfig(); return &c },
+		New: func(cfg, params any) (any, error) {
+			return New(*cfg.(*Config), *params.(*core.SchedulerParams))
+		},
+	})
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package percore_test
+
+const raceEnabled = false
