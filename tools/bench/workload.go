@@ -169,15 +169,25 @@ var Workloads = []*Workload{
 		Weft: weftFileReads, Go: goFileReads,
 	},
 	{
-		ID: "W11", Name: "idle_tasks", Unit: "bytes/task",
 		// <= 0.25x the bytes of a parked goroutine: go/weft >= 4.
-		Target:  Target{MinRatio, 4.0},
-		Pending: "not written yet (tasks parked on a core/sync Notify)",
+		ID: "W11", Name: "idle_tasks", Unit: "bytes/task", Size: 1_000_000,
+		Target: Target{MinRatio, 4.0},
+		Weft:   weftIdleBytes, Go: goIdleBytes,
 	},
 	{
-		ID: "W12", Name: "coroutine_spawn", Unit: "ns/task",
-		Target:  Target{MinRatio, 1.0},
-		Pending: "not written yet (needs coroutine tasks)",
+		// The same run as W11, for the time to release every task.
+		ID: "W11rel", Name: "idle_tasks_release", Unit: "ns/task", Size: 1_000_000,
+		Weft: weftIdleRelease, Go: goIdleRelease,
+	},
+	{
+		ID: "W12a", Name: "coroutine_spawn", Unit: "ns/task", Size: 200_000,
+		Target: Target{MinRatio, 1.0},
+		Weft:   weftCoroutineSpawn, Go: goCoroutineSpawn,
+	},
+	{
+		ID: "W12b", Name: "coroutine_ping_pong", Unit: "ns/round trip", Size: 100_000,
+		Target: Target{MinRatio, 1.0},
+		Weft:   weftCoroutinePingPong, Go: goCoroutinePingPong,
 	},
 }
 

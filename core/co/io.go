@@ -1,0 +1,406 @@
+package co
+
+import (
+	"errors"
+	"io"
+	"net"
+	"os"
+	gosync "sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/weftrt/weft/core"
+	wio "github.com/weftrt/weft/core/io"
+	"github.com/weftrt/weft/core/timing"
+)
+
+// Reader returns an io.Reader that reads from r on c's task: each Read
+// awaits one read of r (a poll-style read when r is a wio.PollReader, so
+// a read loop allocates nothing). It must be used only by c's body.
+func Reader(c *Ctx, r wio.Reader) io.Reader {
+	a := &reader{c: c, r: r}
+	a.pr, _ = r.(wio.PollReader)
+	return a
+}
+
+// Writer returns an io.Writer that writes to w on c's task. A Write
+// returns once all of p is written or an error occurred, as io.Writer
+// requires. It must be used only by c's body.
+func Writer(c *Ctx, w wio.Writer) io.Writer {
+	a := &writer{c: c, w: w}
+	a.pw, _ = w.(wio.PollWriter)
+	return a
+}
+
+type reader struct {
+	c  *Ctx
+	r  wio.Reader
+	pr wio.PollReader
+}
+
+func (a *reader) Read(p []byte) (int, error) {
+	return transfer(a.c, "Read", p, a.r.Read, pollFn(a.pr, true), nil)
+}
+
+type writer struct {
+	c  *Ctx
+	w  wio.Writer
+	pw wio.PollWriter
+}
+
+func (a *writer) Write(p []byte) (int, error) {
+	return writeAll(a.c, p, a.w.Write, pollFn(a.pw, false), nil)
+}
+
+// pollOp is a poll-style operation: poll (returning n, err, done) and
+// cancel.
+type pollOp struct {
+	poll   func(cx *core.Context, p []byte) (int, error, bool)
+	cancel func()
+}
+
+func pollFn(x any, read bool) *pollOp {
+	if read {
+		if v, ok := x.(wio.PollReader); ok && v != nil {
+			return &pollOp{poll: v.PollRead, cancel: v.CancelRead}
+		}
+		return nil
+	}
+	if v, ok := x.(wio.PollWriter); ok && v != nil {
+		return &pollOp{poll: v.PollWrite, cancel: v.CancelWrite}
+	}
+	return nil
+}
+
+// writeAll writes all of p with one operation after another.
+func writeAll(c *Ctx, p []byte, start func([]byte) core.Future[core.Result[int]], po *pollOp, dl *deadline) (int, error) {
+	total := 0
+	for total < len(p) {
+		n, err := transfer(c, "Write", p[total:], start, po, dl)
+		total += n
+		if err != nil {
+			return total, err
+		}
+		if n == 0 {
+			return total, io.ErrShortWrite
+		}
+	}
+	return total, nil
+}
+
+// errTimeout is what an operation past its deadline returns before Conn
+// wraps it: os.ErrDeadlineExceeded, which reports Timeout() true.
+var errTimeout = os.ErrDeadlineExceeded
+
+// transfer runs one read or write of p on c's task: a poll-style
+// operation when po is set, else the future start(p). With a deadline dl
+// it also watches dl, which another goroutine may move while the body
+// waits; the operation is cancelled and errTimeout returned once the
+// deadline passes.
+func transfer(c *Ctx, op string, p []byte, start func([]byte) core.Future[core.Result[int]], po *pollOp, dl *deadline) (int, error) {
+	cx := c.running(op)
+	if len(p) == 0 {
+		return 0, nil
+	}
+	var fut core.Future[core.Result[int]]
+	var w deadlineWatch
+	defer w.stop()
+	cancel := func() {
+		if po != nil {
+			po.cancel()
+		} else {
+			core.Drop(fut)
+		}
+	}
+	for {
+		if dl != nil {
+			if expired := w.update(cx, dl); expired {
+				cancel()
+				return 0, errTimeout
+			}
+		}
+		var (
+			n    int
+			err  error
+			done bool
+		)
+		if po != nil {
+			n, err, done = po.poll(cx, p)
+		} else {
+			if fut == nil {
+				fut = start(p)
+			}
+			var res core.Result[int]
+			res, done = fut.Poll(cx)
+			n, err = res.Value, res.Err
+		}
+		if done {
+			return n, err
+		}
+		if dl != nil {
+			if w.poll(cx) {
+				cancel()
+				return 0, errTimeout
+			}
+			// Deadline moves by another goroutine wake this task; a
+			// move between the check above and this registration is
+			// caught by the re-check.
+			dl.register(cx.Waker())
+			if dl.gen.Load() != w.gen {
+				continue
+			}
+		}
+		if !c.suspend() {
+			cancel()
+			panic(errUnwind)
+		}
+		cx = c.cx
+	}
+}
+
+// deadline is one direction's deadline of a Conn. It may be set from any
+// goroutine; the body waiting in that direction is woken to re-read it.
+type deadline struct {
+	at  atomic.Int64 // UnixNano of the deadline; 0 for none
+	gen atomic.Uint64
+	mu  gosync.Mutex
+	wk  core.Waker // the waiting task's waker, guarded by mu
+}
+
+func (d *deadline) set(t time.Time) {
+	var ns int64
+	if !t.IsZero() {
+		ns = t.UnixNano()
+		if ns == 0 {
+			ns = 1
+		}
+	}
+	d.at.Store(ns)
+	d.gen.Add(1)
+	d.mu.Lock()
+	wk := d.wk
+	d.wk = nil
+	d.mu.Unlock()
+	if wk != nil {
+		wk.Wake()
+	}
+}
+
+func (d *deadline) register(wk core.Waker) {
+	d.mu.Lock()
+	d.wk = wk
+	d.mu.Unlock()
+}
+
+// deadlineWatch is the timer one operation keeps for its deadline.
+type deadlineWatch struct {
+	gen   uint64
+	seen  bool
+	sleep *timing.SleepFuture
+}
+
+// update re-reads dl if it moved and re-arms the sleep; it reports true
+// when the deadline has passed.
+func (w *deadlineWatch) update(cx *core.Context, dl *deadline) (expired bool) {
+	g := dl.gen.Load()
+	if w.seen && g == w.gen {
+		return false
+	}
+	w.seen, w.gen = true, g
+	at := dl.at.Load()
+	if at == 0 {
+		w.stop()
+		return false
+	}
+	left := time.Until(time.Unix(0, at))
+	if left <= 0 {
+		w.stop()
+		return true
+	}
+	t := runtimeTimer(cx)
+	if t == nil {
+		// No timer: a future deadline cannot be enforced.
+		w.stop()
+		return false
+	}
+	when := t.Clock.Now().Add(left)
+	if w.sleep == nil {
+		w.sleep = timing.SleepUntil(when)
+	} else {
+		w.sleep.Reset(when)
+	}
+	return false
+}
+
+// poll polls the deadline's sleep; true when it has fired.
+func (w *deadlineWatch) poll(cx *core.Context) bool {
+	if w.sleep == nil {
+		return false
+	}
+	_, fired := w.sleep.Poll(cx)
+	if fired {
+		w.sleep = nil
+	}
+	return fired
+}
+
+func (w *deadlineWatch) stop() {
+	if w.sleep != nil {
+		w.sleep.Drop()
+		w.sleep = nil
+	}
+}
+
+// runtimeTimer returns the runtime's time when it has a clock and a timer.
+func runtimeTimer(cx *core.Context) *core.Time {
+	wk := cx.Worker()
+	if wk == nil {
+		return nil
+	}
+	t := wk.Time()
+	if t == nil || t.Clock == nil || t.Timer == nil {
+		return nil
+	}
+	return t
+}
+
+// Stream is what [Conn] adapts: a weft stream (core/net's TCPStream and
+// UnixStream, core/io's DuplexStream). Optional methods are used when the
+// stream has them: LocalAddr and RemoteAddr (net.Addr), CloseWrite and
+// CloseRead (error), and poll-style reading and writing
+// (wio.PollReader, wio.PollWriter).
+type Stream interface {
+	wio.Reader
+	wio.Writer
+	Close() error
+}
+
+// StreamConn is a net.Conn on a weft stream, for use by one coroutine
+// task's body; see [Conn].
+type StreamConn struct {
+	c      *Ctx
+	s      Stream
+	rd, wr *pollOp
+	rdl    deadline
+	wdl    deadline
+}
+
+var _ net.Conn = (*StreamConn)(nil)
+
+// Conn returns a net.Conn on s for c's body: Read and Write await the
+// stream's operations on c's task. Read and Write must be called from c's
+// body only (to use one stream from two tasks, give each its own Conn:
+// weft streams allow a read and a write in flight at once). Close, the
+// deadline setters and the address getters may be called from anywhere;
+// moving a deadline wakes a body waiting on it, and closing the stream
+// fails its pending operations.
+//
+// Deadlines follow net.Conn: an operation past its deadline fails with an
+// error matching os.ErrDeadlineExceeded (a *net.OpError whose Timeout
+// reports true). They are enforced with the runtime's timer; without one
+// only deadlines that have already passed are.
+func Conn(c *Ctx, s Stream) *StreamConn {
+	sc := &StreamConn{c: c, s: s}
+	sc.rd = pollFn(s, true)
+	sc.wr = pollFn(s, false)
+	return sc
+}
+
+// Read implements io.Reader.
+func (sc *StreamConn) Read(p []byte) (int, error) {
+	n, err := transfer(sc.c, "Conn.Read", p, sc.s.Read, sc.rd, &sc.rdl)
+	if err != nil && err != io.EOF {
+		err = sc.opError("read", err)
+	}
+	return n, err
+}
+
+// Write implements io.Writer: it returns once all of p is written, or
+// with an error.
+func (sc *StreamConn) Write(p []byte) (int, error) {
+	n, err := writeAll(sc.c, p, sc.s.Write, sc.wr, &sc.wdl)
+	if err != nil {
+		err = sc.opError("write", err)
+	}
+	return n, err
+}
+
+// opError wraps a timeout the way package net does; the stream's own
+// errors (already *net.OpError for core/net) pass unchanged.
+func (sc *StreamConn) opError(op string, err error) error {
+	if err != errTimeout {
+		return err
+	}
+	oe := &net.OpError{Op: op, Net: "weft", Source: sc.LocalAddr(), Addr: sc.RemoteAddr(), Err: err}
+	if oe.Source != nil {
+		oe.Net = oe.Source.Network()
+	}
+	return oe
+}
+
+// Close closes the stream. Pending operations fail.
+func (sc *StreamConn) Close() error { return sc.s.Close() }
+
+// CloseWrite shuts down the writing side when the stream supports it (a
+// TCP half close); crypto/tls uses it in CloseWrite.
+func (sc *StreamConn) CloseWrite() error {
+	if cw, ok := sc.s.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return errors.ErrUnsupported
+}
+
+// CloseRead shuts down the reading side when the stream supports it.
+func (sc *StreamConn) CloseRead() error {
+	if cr, ok := sc.s.(interface{ CloseRead() error }); ok {
+		return cr.CloseRead()
+	}
+	return errors.ErrUnsupported
+}
+
+// LocalAddr returns the stream's local address, or a placeholder address
+// of network "weft" when the stream has none.
+func (sc *StreamConn) LocalAddr() net.Addr {
+	if a, ok := sc.s.(interface{ LocalAddr() net.Addr }); ok {
+		if v := a.LocalAddr(); v != nil {
+			return v
+		}
+	}
+	return noAddr{}
+}
+
+// RemoteAddr returns the stream's remote address, or a placeholder.
+func (sc *StreamConn) RemoteAddr() net.Addr {
+	if a, ok := sc.s.(interface{ RemoteAddr() net.Addr }); ok {
+		if v := a.RemoteAddr(); v != nil {
+			return v
+		}
+	}
+	return noAddr{}
+}
+
+// SetDeadline sets the read and write deadlines.
+func (sc *StreamConn) SetDeadline(t time.Time) error {
+	sc.rdl.set(t)
+	sc.wdl.set(t)
+	return nil
+}
+
+// SetReadDeadline sets the deadline of current and future Reads; the zero
+// time removes it.
+func (sc *StreamConn) SetReadDeadline(t time.Time) error { sc.rdl.set(t); return nil }
+
+// SetWriteDeadline sets the deadline of current and future Writes; the
+// zero time removes it. A Write that times out may have written part of
+// its buffer.
+func (sc *StreamConn) SetWriteDeadline(t time.Time) error { sc.wdl.set(t); return nil }
+
+// Stream returns the stream the Conn reads and writes.
+func (sc *StreamConn) Stream() Stream { return sc.s }
+
+// noAddr stands for the address of a stream that has none (an in-memory
+// duplex).
+type noAddr struct{}
+
+func (noAddr) Network() string { return "weft" }
+func (noAddr) String() string  { return "weft" }
