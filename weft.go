@@ -18,6 +18,7 @@ import (
 
 	// Built-in modules register themselves from init.
 	_ "github.com/weftrt/weft/drivers/epoll"
+	_ "github.com/weftrt/weft/plugins"
 	_ "github.com/weftrt/weft/schedulers/currentthread"
 	_ "github.com/weftrt/weft/schedulers/percore"
 	_ "github.com/weftrt/weft/schedulers/workstealing"

@@ -6,9 +6,25 @@ require (
 	github.com/stretchr/testify v1.12.1
 	github.com/weftrt/weft v0.1.0
 	github.com/weftrt/weft/core v0.1.0
+	github.com/weftrt/weft/plugins v0.1.0
 )
 
-require github.com/weftrt/weft/schedulers/percore v0.1.0 // indirect
+require (
+	github.com/fatih/color v1.13.0 // indirect
+	github.com/golang/protobuf v1.5.4 // indirect
+	github.com/hashicorp/go-hclog v1.6.3 // indirect
+	github.com/hashicorp/go-plugin v1.8.0 // indirect
+	github.com/hashicorp/yamux v0.1.2 // indirect
+	github.com/mattn/go-colorable v0.1.12 // indirect
+	github.com/mattn/go-isatty v0.0.17 // indirect
+	github.com/oklog/run v1.1.0 // indirect
+	github.com/weftrt/weft/schedulers/percore v0.1.0 // indirect
+	golang.org/x/net v0.38.0 // indirect
+	golang.org/x/text v0.23.0 // indirect
+	google.golang.org/genproto/googleapis/rpc v0.0.0-20231106174013-bbf56f31fb17 // indirect
+	google.golang.org/grpc v1.61.0 // indirect
+	google.golang.org/protobuf v1.36.6 // indirect
+)
 
 require (
 	github.com/fsnotify/fsnotify v1.9.0 // indirect
@@ -49,3 +65,5 @@ replace (
 replace github.com/weftrt/weft/examples => ../examples
 
 replace github.com/weftrt/weft/schedulers/percore => ../schedulers/percore
+
+replace github.com/weftrt/weft/plugins => ../plugins

@@ -44,7 +44,9 @@ type Server struct {
 	// Settings are weft configuration keys for the Weft server, applied
 	// with rt.Builder.Set over the defaults of DefaultSettings. Ignored by
 	// the Go servers.
-	Settings map[string]string
+	// Values are strings as a configuration file writes them ("10s"),
+	// numbers, booleans, or lists of strings: what survives JSON.
+	Settings map[string]any
 	// BufferSize is each connection's copy buffer (DefaultBufferSize if
 	// zero).
 	BufferSize int
@@ -75,7 +77,7 @@ const childEnv = "WEFT_ECHO_BENCH_CHILD"
 
 type childSpec struct {
 	Impl       Impl
-	Settings   map[string]string
+	Settings   map[string]any
 	BufferSize int
 	CPUProfile string
 }
@@ -141,13 +143,15 @@ func runChild(cs childSpec) error {
 	return in.Err()
 }
 
-// cpuTime is the process's user plus system CPU time (getrusage).
+// cpuTime is the process's user plus system CPU time (getrusage), plus
+// that of its running child processes: a server whose driver is a plugin
+// does part of its work in the plugin's process.
 func cpuTime() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return time.Duration(ru.Utime.Nano()+ru.Stime.Nano()) + childrenCPU()
 }
 
 func startServer(cs childSpec) (string, func(), error) {

@@ -46,11 +46,16 @@ const (
 )
 
 // echoServer returns the child server settings for comp: every effective
-// key of the composition, as a configuration file would write it.
+// key of the composition, as a configuration file would write it (lists of
+// strings as lists, the rest as text).
 func echoServer(comp *config.Composition, buffer int) echo.Server {
-	settings := map[string]string{}
+	settings := map[string]any{}
 	if comp != nil {
 		for _, s := range comp.Settings() {
+			if list, ok := s.Value.([]string); ok {
+				settings[s.Key] = list
+				continue
+			}
 			settings[s.Key] = s.ValueString()
 		}
 	}

@@ -28,11 +28,27 @@ type Composition struct {
 // AppliesTo reports whether the composition runs w.
 func (c *Composition) AppliesTo(w *Workload) bool { return c.Applies == nil || c.Applies(w) }
 
+// WithScheduler returns comp with its scheduler replaced by kind in that
+// module's default configuration; the runtime, driver, timer and clock
+// sections stay as they are. It is how the currentthread column is derived
+// from the configured composition: the configured scheduler's keys (such as
+// scheduler.workers) would not be valid for another scheduler.
+func WithScheduler(comp *config.Composition, kind string) (*config.Composition, error) {
+	return WithSetting(comp, core.KindScheduler, "scheduler.kind", kind)
+}
+
 // WithSetting returns comp with the section of key's kind replaced by a
 // fresh load of that one key ("timer.kind" = "heap", say), in the module's
 // default configuration; the other sections stay as they are.
 func WithSetting(comp *config.Composition, kind core.Kind, key string, value any) (*config.Composition, error) {
-	fresh, err := config.LoadWith(config.LoadOptions{Overrides: map[string]any{key: value}})
+	return WithSection(comp, kind, map[string]any{key: value})
+}
+
+// WithSection returns comp with the section of kind replaced by a fresh
+// load of overrides (keys of that section: "driver.kind", "driver.path",
+// ...) over the module's defaults; the other sections stay as they are.
+func WithSection(comp *config.Composition, kind core.Kind, overrides map[string]any) (*config.Composition, error) {
+	fresh, err := config.LoadWith(config.LoadOptions{Overrides: overrides})
 	if err != nil {
 		return nil, err
 	}
@@ -50,15 +66,6 @@ func WithSetting(comp *config.Composition, kind core.Kind, key string, value any
 		return nil, fmt.Errorf("no section of kind %q", kind)
 	}
 	return &c, nil
-}
-
-// WithScheduler returns comp with its scheduler replaced by kind in that
-// module's default configuration; the runtime, driver, timer and clock
-// sections stay as they are. It is how the currentthread column is derived
-// from the configured composition: the configured scheduler's keys (such as
-// scheduler.workers) would not be valid for another scheduler.
-func WithScheduler(comp *config.Composition, kind string) (*config.Composition, error) {
-	return WithSetting(comp, core.KindScheduler, "scheduler.kind", kind)
 }
 
 // Options configure a Run.

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"flag"
 	"fmt"
 	"io"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/weftrt/weft/core"
 	"github.com/weftrt/weft/core/config"
+	"github.com/weftrt/weft/plugins"
 	"github.com/weftrt/weft/tools/bench"
 )
 
@@ -134,6 +137,52 @@ const compareScheduler = "currentthread"
 // configured one, and each other one here beside it.
 var timerColumns = []string{"wheel", "heap"}
 
+// pluginColumn returns the column of the configured driver served out of
+// process (this executable as its own plugin binary, through
+// `weft plugins serve-driver`), for the echo round-trip workloads, or nil
+// when the configured driver is none or already a plugin.
+func pluginColumn(comp *config.Composition) (*bench.Composition, error) {
+	driver := comp.Driver.Name
+	if driver == config.None || driver == plugins.ModuleName {
+		return nil, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	sum, err := fileSHA256(exe)
+	if err != nil {
+		return nil, err
+	}
+	c, err := bench.WithSection(comp, core.KindDriver, map[string]any{
+		"driver.kind":   plugins.ModuleName,
+		"driver.path":   exe,
+		"driver.sha256": sum,
+		"driver.args":   []string{"plugins", "serve-driver", driver},
+		"driver.name":   driver + "-plugin",
+	})
+	if err != nil {
+		return nil, fmt.Errorf("the %s driver as a plugin: %w", driver, err)
+	}
+	return &bench.Composition{
+		Name: driver + "-plugin", Comp: c,
+		Applies: func(w *bench.Workload) bool { return w.ID == "W8" || w.ID == "W8cpu" },
+	}, nil
+}
+
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
 // benchColumns returns the weft columns of the table for the configured
 // composition: the composition itself; the same on the currentthread
 // scheduler when another one is configured (every workload); and the same
@@ -165,6 +214,11 @@ func benchColumns(comp *config.Composition, workloads []*bench.Workload) ([]benc
 				Applies: func(w *bench.Workload) bool { return w.NeedsTimer },
 			})
 		}
+	}
+	if c, err := pluginColumn(comp); err != nil {
+		return nil, err
+	} else if c != nil {
+		comps = append(comps, *c)
 	}
 	used := comps[:1]
 	for _, c := range comps[1:] {

@@ -60,6 +60,7 @@ var commands = []*command{
 	versionCommand,
 	modulesCommand,
 	configCommand,
+	pluginsCommand,
 }
 
 func main() {

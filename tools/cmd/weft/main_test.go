@@ -53,6 +53,11 @@ func init() {
 
 func TestMain(m *testing.M) {
 	echo.ServeChildIfRequested()
+	// Started by a plugin host as "plugins serve-driver NAME", the test
+	// binary is the weft command serving a plugin.
+	if len(os.Args) > 1 && os.Args[1] == "plugins" {
+		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	}
 	// Keep the developer's WEFT_ variables out of the tests.
 	environ = func() []string { return nil }
 	os.Exit(m.Run())

@@ -33,7 +33,7 @@ func main() {
 	impls := flag.String("impls", "weft,go", "servers to run: weft, go, go-copy")
 	flag.Parse()
 
-	srv := echo.Server{Settings: map[string]string{}}
+	srv := echo.Server{Settings: map[string]any{}}
 	if *set != "" {
 		for _, kv := range strings.Split(*set, ",") {
 			k, v, ok := strings.Cut(kv, "=")

@@ -1,0 +1,89 @@
+package plugins_test
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/weftrt/weft/core/config"
+	"github.com/weftrt/weft/plugins"
+)
+
+func load(overrides map[string]any) (*config.Composition, error) {
+	return config.LoadWith(config.LoadOptions{Overrides: overrides})
+}
+
+func TestAPluginDriverIsSelectedAndValidatedByConfiguration(t *testing.T) {
+	comp, err := load(map[string]any{
+		"driver.kind": "plugin", "driver.path": epollBin, "driver.sha256": epollSum,
+		"driver.args": []string{"-x"}, "driver.env": []string{"A=b"},
+		"driver.restart.max": 3, "driver.restart.backoff": "5ms",
+	})
+	require.NoError(t, err)
+	cfg := comp.Driver.Config.(*plugins.Config)
+	assert.Equal(t, epollBin, cfg.Path)
+	assert.Equal(t, 3, cfg.Restart.Max)
+	assert.Equal(t, []string{"A=b"}, cfg.Env)
+
+	st := plugins.ListConfigured(comp)
+	require.Len(t, st, 1)
+	assert.Equal(t, "ok", st[0].State)
+	assert.Equal(t, "epoll", st[0].Module)
+}
+
+// configErr loads a driver section and returns the text of its error.
+func configErr(t *testing.T, overrides map[string]any) string {
+	t.Helper()
+	overrides["driver.kind"] = "plugin"
+	_, err := load(overrides)
+	require.Error(t, err)
+	return err.Error()
+}
+
+func TestAMissingPluginBinaryIsAConfigurationErrorNamingItsKey(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "gone")
+	msg := configErr(t, map[string]any{"driver.path": missing, "driver.sha256": epollSum})
+	assert.Contains(t, msg, `config key "driver.path": no such file`)
+	assert.Contains(t, msg, missing)
+
+	msg = configErr(t, map[string]any{"driver.sha256": epollSum})
+	assert.Contains(t, msg, `config key "driver.path": required: the plugin binary to run`)
+}
+
+func TestABadChecksumIsAConfigurationErrorNamingItsKey(t *testing.T) {
+	msg := configErr(t, map[string]any{"driver.path": epollBin, "driver.sha256": strings.Repeat("0", 64)})
+	assert.Contains(t, msg, `config key "driver.sha256": checksum mismatch: `+epollBin+" has sha256 "+epollSum)
+
+	msg = configErr(t, map[string]any{"driver.path": epollBin, "driver.sha256": "xyz"})
+	assert.Contains(t, msg, `config key "driver.sha256": want 64 hexadecimal digits, got "xyz"`)
+
+	msg = configErr(t, map[string]any{"driver.path": epollBin})
+	assert.Contains(t, msg, `config key "driver.sha256": required`)
+}
+
+func TestAPluginOfTheWrongKindIsAConfigurationErrorNamingItsKey(t *testing.T) {
+	msg := configErr(t, map[string]any{"driver.path": testBin, "driver.sha256": testSum, "driver.args": []string{"kind"}})
+	assert.Contains(t, msg, `config key "driver.path": `+testBin+` serves a timer plugin ("test-kind"), not a driver`)
+}
+
+func TestOtherBadPluginSettingsAreConfigurationErrorsNamingTheirKeys(t *testing.T) {
+	notExec := filepath.Join(t.TempDir(), "plain")
+	copyFile(t, epollBin, notExec, 0o644)
+	msg := configErr(t, map[string]any{
+		"driver.path": notExec, "driver.sha256": epollSum,
+		"driver.env": []string{"NOEQUALS"}, "driver.restart.backoff": "0s", "driver.max_in_flight": 0,
+		"driver.bogus": 1,
+	})
+	for _, want := range []string{
+		`config key "driver.path": ` + notExec + ` is not executable (mode -rw-r--r--)`,
+		`config key "driver.env[0]": want KEY=value, got "NOEQUALS"`,
+		`config key "driver.restart.backoff": must be > 0`,
+		`config key "driver.max_in_flight": must be >= 1`,
+		`config key "driver.bogus": unknown key`,
+	} {
+		assert.Contains(t, msg, want)
+	}
+}

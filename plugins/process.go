@@ -1,0 +1,225 @@
+package plugins
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-plugin"
+	"google.golang.org/grpc"
+
+	"github.com/weftrt/weft/plugins/internal/wire"
+)
+
+// LaunchConfig says how to start a plugin process.
+type LaunchConfig struct {
+	// Path is the plugin binary.
+	Path string
+	// SHA256 is the binary's expected SHA-256 digest. It is required
+	// unless InsecureSkipChecksum is set: go-plugin's SecureConfig checks
+	// it before the process starts.
+	SHA256 []byte
+	// InsecureSkipChecksum runs the binary without checking its digest.
+	InsecureSkipChecksum bool
+	// Args are the binary's arguments; Env entries ("KEY=value") are added
+	// to the host's environment, overriding it.
+	Args []string
+	Env  []string
+	// Kind is the module kind the plugin must serve (wire.KindDriver,
+	// ...); "" accepts any.
+	Kind string
+	// Name names the plugin in logs and errors; the binary's base name by
+	// default.
+	Name string
+	// StartTimeout bounds the handshake; 30 s by default.
+	StartTimeout time.Duration
+	// Log receives go-plugin's diagnostics and the plugin's log lines;
+	// slog.Default() when nil.
+	Log *slog.Logger
+}
+
+func (c *LaunchConfig) name() string {
+	if c.Name != "" {
+		return c.Name
+	}
+	return filepath.Base(c.Path)
+}
+
+func (c *LaunchConfig) wrap(err error) error {
+	return &Error{Plugin: c.name(), Path: c.Path, Err: err}
+}
+
+// process is a running, handshaken plugin process.
+type process struct {
+	client *plugin.Client
+	conn   *grpc.ClientConn
+	info   wire.Info
+	pid    int
+}
+
+// fileSHA256 returns the digest of the file at path.
+func fileSHA256(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return nil, err
+	}
+	return h.Sum(nil), nil
+}
+
+// checkExecutable reports a path that cannot be run, with the reason.
+func checkExecutable(path string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("no such file: %w", err)
+		}
+		return err
+	}
+	if st.IsDir() {
+		return fmt.Errorf("%s is a directory, not a plugin binary", path)
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file (mode %v)", path, st.Mode())
+	}
+	if st.Mode().Perm()&0o111 == 0 {
+		return fmt.Errorf("%s is not executable (mode %v)", path, st.Mode().Perm())
+	}
+	return nil
+}
+
+// launch starts the plugin, checks its digest, completes the handshake
+// (magic cookie, protocol version, AutoMTLS) and its Info, and checks its
+// kind. Every error is an *Error naming the plugin.
+func launch(c *LaunchConfig) (*process, error) {
+	if err := checkExecutable(c.Path); err != nil {
+		return nil, c.wrap(err)
+	}
+	log := c.Log
+	if log == nil {
+		log = slog.Default()
+	}
+	var secure *plugin.SecureConfig
+	if !c.InsecureSkipChecksum {
+		if len(c.SHA256) != sha256.Size {
+			return nil, c.wrap(fmt.Errorf("%w: no SHA-256 digest configured (required unless the checksum check is explicitly skipped)", ErrChecksumMismatch))
+		}
+		secure = &plugin.SecureConfig{Checksum: c.SHA256, Hash: sha256.New()}
+	}
+	timeout := c.StartTimeout
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	cmd := exec.Command(c.Path, c.Args...)
+	// go-plugin appends the handshake variables; the host's environment
+	// comes first so the configured entries override it (exec keeps the
+	// last value of a duplicated key).
+	cmd.Env = append(append(os.Environ(), c.Env...), wire.LogLevelEnv+"="+levelName(log))
+	stderrTail := &tail{max: 4 << 10}
+	plog := log.With("plugin", c.name())
+	client := plugin.NewClient(&plugin.ClientConfig{
+		HandshakeConfig: plugin.HandshakeConfig{
+			MagicCookieKey:   wire.MagicCookieKey,
+			MagicCookieValue: wire.MagicCookieValue,
+		},
+		VersionedPlugins: map[int]plugin.PluginSet{
+			wire.ProtocolVersion: {wire.PluginName: &wire.GRPCPlugin{}},
+		},
+		Cmd:              cmd,
+		SkipHostEnv:      true,
+		SecureConfig:     secure,
+		AllowedProtocols: []plugin.Protocol{plugin.ProtocolGRPC},
+		AutoMTLS:         true,
+		StartTimeout:     timeout,
+		Logger:           NewHCLogAdapter(log).Named(c.name()),
+		Stderr:           stderrTail,
+		SyncStdout:       &lineWriter{emit: func(l string) { plog.Info(l, "stream", "stdout") }},
+		SyncStderr:       &lineWriter{emit: func(l string) { plog.Warn(l, "stream", "stderr") }},
+	})
+	rpc, err := client.Client()
+	if err != nil {
+		client.Kill()
+		return nil, c.wrap(classify(c, err, stderrTail.String()))
+	}
+	raw, err := rpc.Dispense(wire.PluginName)
+	if err != nil {
+		client.Kill()
+		return nil, c.wrap(fmt.Errorf("%w: %v", ErrHandshake, err))
+	}
+	conn := raw.(*grpc.ClientConn)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	info, err := wire.CallInfo(ctx, conn)
+	cancel()
+	if err != nil {
+		client.Kill()
+		return nil, c.wrap(fmt.Errorf("%w: the plugin does not describe itself (not a weft module plugin?): %v", ErrHandshake, err))
+	}
+	if c.Kind != "" && info.Kind != c.Kind {
+		client.Kill()
+		return nil, c.wrap(fmt.Errorf("%w: it serves a %s module (%q), not a %s", ErrWrongKind, info.Kind, info.Name, c.Kind))
+	}
+	return &process{client: client, conn: conn, info: info, pid: info.PID}, nil
+}
+
+// classify turns go-plugin's start errors into ours.
+func classify(c *LaunchConfig, err error, stderr string) error {
+	msg := err.Error()
+	quote := ""
+	if stderr != "" {
+		quote = "; its standard error ended with: " + lastLines(stderr, 3)
+	}
+	switch {
+	case errors.Is(err, plugin.ErrChecksumsDoNotMatch):
+		actual := "unreadable"
+		if sum, err := fileSHA256(c.Path); err == nil {
+			actual = hex.EncodeToString(sum)
+		}
+		return fmt.Errorf("%w: the binary's sha256 is %s, the configuration expects %s", ErrChecksumMismatch, actual, hex.EncodeToString(c.SHA256))
+	case strings.Contains(msg, "incompatible API version"):
+		return fmt.Errorf("%w: no protocol version in common: the host speaks weft plugin protocol %d (%s)", ErrHandshake, wire.ProtocolVersion, msg)
+	case strings.Contains(msg, "incompatible core API version"):
+		return fmt.Errorf("%w: the plugin was built with an incompatible go-plugin (%s)", ErrHandshake, firstLine(msg))
+	case strings.Contains(msg, "exited before we could connect"),
+		strings.Contains(msg, "Failed to read any lines from plugin's stdout"):
+		return fmt.Errorf("%w: the process exited before completing the handshake; a wrong magic cookie (not a weft plugin, or not built with weft's plugin SDK) or a crash at start%s", ErrHandshake, quote)
+	case strings.Contains(msg, "Unrecognized remote plugin message"):
+		return fmt.Errorf("%w: the process did not speak go-plugin's handshake (%s)%s", ErrHandshake, firstLine(msg), quote)
+	case strings.Contains(msg, "unsupported plugin protocol"):
+		return fmt.Errorf("%w: %s (weft plugins use gRPC)", ErrHandshake, msg)
+	case strings.Contains(msg, "timeout while waiting for plugin to start"):
+		return fmt.Errorf("%w: the process did not complete the handshake in time%s", ErrHandshake, quote)
+	}
+	return fmt.Errorf("starting the plugin: %w%s", err, quote)
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, " | ")
+}
+
+// kill ends the process: gracefully (go-plugin's controller asks the
+// plugin to stop; its gRPC server drains) and by force after two seconds.
+func (p *process) kill() {
+	p.client.Kill()
+}
