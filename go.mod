@@ -41,6 +41,8 @@ require (
 	github.com/mitchellh/copystructure v1.2.0 // indirect
 	github.com/mitchellh/reflectwalk v1.0.2 // indirect
 	github.com/pelletier/go-toml/v2 v2.2.2 // indirect
+	github.com/weftrt/weft/drivers/iouring v0.1.0
+	github.com/weftrt/weft/drivers/kqueue v0.1.0
 	github.com/weftrt/weft/plugins v0.1.0
 	github.com/weftrt/weft/schedulers/percore v0.1.0
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
@@ -58,3 +60,7 @@ replace (
 )
 
 replace github.com/weftrt/weft/plugins => ./plugins
+
+replace github.com/weftrt/weft/drivers/iouring => ./drivers/iouring
+
+replace github.com/weftrt/weft/drivers/kqueue => ./drivers/kqueue

@@ -18,6 +18,8 @@ import (
 
 	// Built-in modules register themselves from init.
 	_ "github.com/weftrt/weft/drivers/epoll"
+	_ "github.com/weftrt/weft/drivers/iouring"
+	_ "github.com/weftrt/weft/drivers/kqueue"
 	_ "github.com/weftrt/weft/plugins"
 	_ "github.com/weftrt/weft/schedulers/currentthread"
 	_ "github.com/weftrt/weft/schedulers/percore"

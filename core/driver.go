@@ -79,8 +79,11 @@ type Driver interface {
 	// Connect resolves to a connected stream socket.
 	Connect(network, address string, opts SocketOptions) Future[Result[Handle]]
 	// Read resolves to the number of bytes read into p; 0 with io.EOF at
-	// end of stream. The driver may write p until the future resolves or
-	// its Drop has returned.
+	// end of stream. A readiness driver may write p until the future
+	// resolves or its Drop has returned; a completion driver, until the
+	// kernel's completion of the cancelled request arrives, and it keeps p
+	// reachable until then. Either way, a caller that drops a read must
+	// not reuse p for other data it cares about at once.
 	Read(h Handle, p []byte) Future[Result[int]]
 	// Write resolves to the number of bytes of p written; it may be fewer
 	// than len(p).

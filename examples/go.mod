@@ -30,6 +30,8 @@ require (
 	github.com/oklog/run v1.1.0 // indirect
 	github.com/pelletier/go-toml/v2 v2.2.2 // indirect
 	github.com/weftrt/weft/drivers/epoll v0.1.0 // indirect
+	github.com/weftrt/weft/drivers/iouring v0.1.0 // indirect
+	github.com/weftrt/weft/drivers/kqueue v0.1.0 // indirect
 	github.com/weftrt/weft/plugins v0.1.0 // indirect
 	github.com/weftrt/weft/schedulers/currentthread v0.1.0 // indirect
 	github.com/weftrt/weft/schedulers/percore v0.1.0 // indirect
@@ -60,3 +62,7 @@ replace (
 replace github.com/weftrt/weft/schedulers/percore => ../schedulers/percore
 
 replace github.com/weftrt/weft/plugins => ../plugins
+
+replace github.com/weftrt/weft/drivers/iouring => ../drivers/iouring
+
+replace github.com/weftrt/weft/drivers/kqueue => ../drivers/kqueue

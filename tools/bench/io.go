@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sync"
 	"time"
 
@@ -46,13 +47,17 @@ const (
 )
 
 // echoServer returns the child server settings for comp: every effective
-// key of the composition, as a configuration file would write it (lists of
-// strings as lists, the rest as text).
+// key of the composition, as a configuration file would write it (lists as
+// lists, the rest as text).
 func echoServer(comp *config.Composition, buffer int) echo.Server {
 	settings := map[string]any{}
 	if comp != nil {
 		for _, s := range comp.Settings() {
-			if list, ok := s.Value.([]string); ok {
+			if v := reflect.ValueOf(s.Value); v.Kind() == reflect.Slice {
+				list := make([]any, v.Len())
+				for i := range list {
+					list[i] = v.Index(i).Interface()
+				}
 				settings[s.Key] = list
 				continue
 			}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/weftrt/weft/core"
 	"github.com/weftrt/weft/core/config"
+	"github.com/weftrt/weft/core/rt"
 	"github.com/weftrt/weft/plugins"
 	"github.com/weftrt/weft/tools/bench"
 )
@@ -137,6 +138,46 @@ const compareScheduler = "currentthread"
 // configured one, and each other one here beside it.
 var timerColumns = []string{"wheel", "heap"}
 
+// ioColumns returns, for the I/O workloads (W8 to W10), the configured
+// composition on the io_uring driver and the percore scheduler on io_uring,
+// unless the configuration already is that. A column whose runtime cannot
+// be built here (io_uring refused by the kernel, say) is left out: its
+// driver does not fall back to epoll, so a column named iouring measures
+// io_uring.
+func ioColumns(comp *config.Composition) []bench.Composition {
+	if comp.Driver.Name == config.None {
+		return nil
+	}
+	isIO := func(w *bench.Workload) bool { return w.NeedsDriver }
+	uring := map[string]any{"driver.kind": "iouring", "driver.fallback": "error"}
+	var out []bench.Composition
+	if comp.Driver.Name != "iouring" {
+		if c, err := bench.WithSection(comp, core.KindDriver, uring); err == nil && buildable(c) {
+			out = append(out, bench.Composition{Name: "iouring", Comp: c, Applies: isIO})
+		}
+	}
+	if comp.Driver.Name != "iouring" || comp.Scheduler.Name != "percore" {
+		c, err := bench.WithSection(comp, core.KindDriver, uring)
+		if err == nil {
+			c, err = bench.WithScheduler(c, "percore")
+		}
+		if err == nil && buildable(c) {
+			out = append(out, bench.Composition{Name: "percore-iouring", Comp: c, Applies: isIO})
+		}
+	}
+	return out
+}
+
+// buildable reports whether a runtime of comp can be built here.
+func buildable(comp *config.Composition) bool {
+	r, err := rt.New(comp)
+	if err != nil {
+		return false
+	}
+	r.Close()
+	return true
+}
+
 // pluginColumn returns the column of the configured driver served out of
 // process (this executable as its own plugin binary, through
 // `weft plugins serve-driver`), for the echo round-trip workloads, or nil
@@ -215,6 +256,7 @@ func benchColumns(comp *config.Composition, workloads []*bench.Workload) ([]benc
 			})
 		}
 	}
+	comps = append(comps, ioColumns(comp)...)
 	if c, err := pluginColumn(comp); err != nil {
 		return nil, err
 	} else if c != nil {

@@ -1,0 +1,180 @@
+// Package iouring is weft's Linux io_uring driver: a completion driver
+// behind the operation-level core.Driver SPI, written without cgo on
+// golang.org/x/sys raw system calls (io_uring_setup, io_uring_enter,
+// io_uring_register). It registers itself as driver "iouring"; select it
+// with driver.kind: iouring or rt.Builder.Driver("iouring"). It implements
+// core.Driver, core.VectoredIO, core.DatagramIO and core.FileIO (files go
+// through the ring, not the blocking pool). Probe reports what the
+// kernel's io_uring supports.
+//
+// # Set-up
+//
+// New calls io_uring_setup with the configured number of SQ entries
+// (IORING_SETUP_CLAMP; the CQ is twice as large) and maps the SQ ring, the
+// CQ ring and the SQE array (one mapping for both rings on kernels with
+// IORING_FEAT_SINGLE_MMAP). The SQ's index array is filled once with the
+// identity, so ring position i always uses SQE i. It then asks the kernel
+// for its supported operations (IORING_REGISTER_PROBE) and refuses a
+// kernel that lacks one the driver uses (Linux 5.6 or later is needed).
+// A refusal (ENOSYS, EPERM from seccomp or kernel.io_uring_disabled, too
+// old a kernel) is an error wrapping ErrUnavailable that names the cause;
+// the module configuration then decides between the epoll driver, with a
+// warning on slog's default logger, and failing the runtime's build
+// (driver.fallback: epoll | error).
+//
+// # Operations
+//
+// Every operation is a future owning an op record. Its first poll submits
+// the request; the reaper's completion resolves it and wakes the task.
+// Sockets use RECV, SEND (with MSG_NOSIGNAL), RECVMSG/SENDMSG (vectored
+// I/O and datagrams, with the peer address), ACCEPT (one connection per
+// request) and CONNECT; files use OPENAT, READ and WRITE at an offset (or
+// at the file position), READV/WRITEV, FSYNC and CLOSE. Listen, Bind,
+// Shutdown, SetOption and the address queries are plain system calls.
+// A result of EINTR or EAGAIN (and ECONNABORTED for an accept) submits the
+// request again; so does ECANCELED on a request nobody cancelled, which
+// the kernel does when the thread that submitted it exits.
+//
+// The kernel is told where to read and write by address. Go's collector
+// never moves heap objects, and the driver keeps every op the kernel holds
+// in its operation table, so the op and every buffer, iovec array, msghdr
+// and socket address it references stay reachable until the op's final
+// completion arrives, whatever became of its future. A CQE names its op by
+// user_data = generation | slot, never by pointer; a slot's generation
+// moves on when it is reused, so a late cancel or completion never
+// reaches the wrong operation.
+//
+// # Submission: concurrent, batched
+//
+// Operations may be submitted from any goroutine (a work-stealing
+// runtime shares one driver among its workers), so the SQ is guarded by a
+// mutex (sqMu): a submitter fills an SQE and publishes the tail with a
+// release store, and nothing more. Entries accumulate and reach the
+// kernel in batches:
+//
+//   - Park submits everything queued and waits for completions in one
+//     io_uring_enter (to_submit = the queued entries, GETEVENTS);
+//   - a Park with a zero timeout (a busy worker's periodic driver poll)
+//     submits with one enter and reaps without blocking;
+//   - a full SQ makes the submitter flush it (or, under SQPOLL, wait for
+//     the kernel thread with IORING_ENTER_SQ_WAIT) and retry: an operation
+//     is never dropped.
+//
+// One case needs more. While a Park is blocked in io_uring_enter it will
+// not submit entries published after it entered, and on a work-stealing
+// runtime the other worker keeps submitting. Park stores parkWaiting
+// under sqMu after it has counted the queued entries; a submitter that
+// then finds parkWaiting (also under sqMu) submits the SQ itself
+// (io_uring_enter without GETEVENTS) after releasing its locks:
+//
+//	Park                                   submitter
+//	lock sqMu; n := queued;                lock sqMu; fill SQE; publish
+//	state = waiting; unlock sqMu           flush := state == waiting
+//	io_uring_enter(n, GETEVENTS)           unlock sqMu
+//	                                       flush? io_uring_enter(queued, 0)
+//
+// The submitter's entry is either counted by the Park or submitted by the
+// submitter. Several enters may run at once: the kernel serialises
+// submission, and to_submit only bounds how many published entries one
+// call takes. Under SQPOLL a submitter only wakes the kernel thread when
+// it sleeps (IORING_SQ_NEED_WAKEUP).
+//
+// # Completion
+//
+// Park (serialised by parkMu) reaps: it copies every CQE out, releases the
+// CQ head at once, resolves the batch's user_data under one sqMu section,
+// then completes each op under the op's own mutex and wakes the tasks.
+// CQEs in the kernel's overflow list (IORING_FEAT_NODROP) are brought in
+// with a GETEVENTS enter. Timeouts: with IORING_FEAT_EXT_ARG (5.11+) the
+// bound of a wait is passed to io_uring_enter; otherwise Park queues an
+// IORING_OP_TIMEOUT with a completion count of one, which completes when
+// the time passes or when any other completion arrives, so it never
+// outlives the wait it bounds. Before a blocking wait Park passes through
+// Go's scheduler every 8 ms, as the epoll driver does and for its reason.
+//
+// # Unpark
+//
+// Unpark posts an IORING_OP_NOP to the ring itself: its completion ends a
+// blocked wait. No eventfd is needed (an eventfd would need a read request
+// re-armed after every wake and a descriptor of its own), and the NOP's
+// enter also submits whatever else is queued. It costs that enter only
+// when a Park is actually blocked:
+//
+//   - Unpark sets wakeFlag, then loads the state; Park stores
+//     parkWaiting, then swaps wakeFlag off and does not block if it was
+//     set. One of the two sees the other, so a wake before the Park
+//     blocks makes it poll, and a wake after finds it waiting.
+//   - While a Park is dispatching, Unpark does nothing: that Park is about
+//     to return and its caller re-checks the queues the unparker published
+//     to before calling Unpark.
+//   - At most one NOP is outstanding (nopInFlight, cleared when it is
+//     reaped): it ends whichever Park is blocked, so a burst of Unparks
+//     costs one enter.
+//
+// An MSG_RING from another ring would need a ring per waker; a NOP on the
+// driver's own ring is the same thing without one.
+//
+// # Cancellation
+//
+// An op's state is guarded by its mutex: inFlight (the kernel holds it),
+// ready (a result awaits the future), taken (the future resolved or was
+// dropped), abandoned (the kernel's result belongs to nobody). Dropping a
+// pending future takes it; if the kernel holds the op, the op is
+// abandoned and an IORING_OP_ASYNC_CANCEL naming its user_data is queued
+// (and submitted at once if a Park is blocked). The races, each tested:
+//
+//   - dropped before the kernel completes: the cancel removes the request
+//     (its CQE says ECANCELED); nothing was written;
+//   - dropped with the completion already in the CQ but not reaped: the
+//     cancel finds nothing (ENOENT); the reaper sees the op abandoned and
+//     cleans the result up: an accepted or opened descriptor is closed,
+//     bytes read are discarded (they were consumed from the socket: a
+//     completion driver cannot give them back);
+//   - dropped after the completion was reaped but before the future took
+//     it: Drop cleans the result up itself.
+//
+// A dropped op's waker is never woken. Its buffer stays reachable until
+// the kernel's completion, and the kernel may write it until the cancel
+// is processed: entries are processed in ring order, so any request
+// submitted after the Drop sees the cancel done first, and a socket
+// request waiting for readiness is cancelled synchronously; a file read
+// running in a kernel worker (which cannot be interrupted) may still
+// finish into the buffer. A CLOSE is never cancelled.
+//
+// # Closing
+//
+// CloseHandle removes the handle, fails every operation outstanding on it
+// with net.ErrClosed (a completed but untaken accept's connection is
+// closed), cancels those the kernel holds and closes the descriptor once
+// the kernel has consumed every queued entry naming it: an entry carries
+// only a descriptor number until the kernel reads it, and closing first
+// would let a new socket take that number. The record's mutex is held
+// while an operation is submitted on it, so no entry naming the
+// descriptor is queued after the close. Requests the kernel already
+// holds keep their own file reference and end with the cancel. CloseFile
+// does the same but closes the descriptor with an IORING_OP_CLOSE queued
+// behind those entries, whose completion resolves its future.
+//
+// Close fails every pending operation with an error matching
+// core.ErrDriverClosed and net.ErrClosed, cancels everything in flight,
+// waits for those completions (at most 5 s; records still held after that
+// are kept reachable for good), closes every descriptor the driver issued
+// and unmaps the ring. A read-write lock on the ring keeps a submitter's
+// concurrent enter from reaching a closed ring descriptor.
+//
+// # Options not offered
+//
+// IORING_SETUP_SINGLE_ISSUER and DEFER_TASKRUN bind a ring to the one
+// kernel task (OS thread) that submits. Go moves goroutines between
+// threads, and several workers (and Unpark from any goroutine) submit to
+// a shared driver, so neither fits this driver's threading model; nor
+// does COOP_TASKRUN, which leaves completions to the submitting thread's
+// next system call while that thread may sleep in Go's scheduler.
+// Multishot accept and provided buffer rings are not used (yet): one
+// request per Accept and reads into the caller's buffer keep the
+// semantics of the other drivers (a connection is accepted only when
+// asked for; a read's bytes land where asked, with no copy), and on the
+// echo and file workloads measured here (BENCHMARKS.md in this
+// directory) the per-operation cost is mostly the kernel's work and the
+// runtime above the driver, not the requests those features would save.
+package iouring

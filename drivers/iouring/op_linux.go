@@ -1,0 +1,442 @@
+//go:build linux
+
+package iouring
+
+import (
+	"sync"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/weftrt/weft/core"
+)
+
+// opKind is the request an op submits.
+type opKind uint8
+
+const (
+	kRecv opKind = iota
+	kSend
+	kReadFile
+	kWriteFile
+	kReadv
+	kWritev
+	kRecvFrom
+	kSendTo
+	kAccept
+	kConnect
+	kOpen
+	kFsync
+	kClose
+)
+
+var kindNames = [...]string{
+	kRecv:      "read",
+	kSend:      "write",
+	kReadFile:  "read",
+	kWriteFile: "write",
+	kReadv:     "readv",
+	kWritev:    "writev",
+	kRecvFrom:  "recvmsg",
+	kSendTo:    "sendmsg",
+	kAccept:    "accept4",
+	kConnect:   "connect",
+	kOpen:      "openat",
+	kFsync:     "fsync",
+	kClose:     "close",
+}
+
+// op is one operation's record: what the kernel reads and writes, and the
+// state shared by the future that owns it and the goroutine that reaps
+// its completion.
+//
+// While the kernel holds the op (inFlight), the operation table holds a
+// pointer to it, so the op and every buffer it references stay reachable
+// for Go's collector (which never moves heap objects) until the final
+// completion arrives, whatever happened to the future meanwhile.
+//
+// State (under mu):
+//
+//	inFlight   submitted, final completion not reaped
+//	ready      a result is available to the future (res, or err forced)
+//	taken      the future resolved or was dropped; nobody wants a result
+//	abandoned  the kernel's eventual result belongs to nobody: the
+//	           reaper cleans it up (closes an accepted or opened
+//	           descriptor; read data is simply dropped)
+//
+// Transitions:
+//
+//	arm:       inFlight = true (ready cleared)
+//	complete:  inFlight = false; abandoned? clean up : ready = true, wake
+//	take:      ready -> taken (future resolves)
+//	drop:      taken = true; inFlight? abandoned = true, cancel
+//	                         : ready result cleaned up
+//	fail:      (a close) ready = true with the close's error;
+//	           inFlight? abandoned = true, cancel : ready result cleaned up
+type op struct {
+	d    *Driver
+	rec  *fileRec
+	kind opKind
+
+	// prev, next and linked are guarded by rec.mu.
+	prev, next *op
+	linked     bool
+
+	mu        sync.Mutex
+	inFlight  bool
+	ready     bool
+	taken     bool
+	abandoned bool
+	waker     core.Waker
+	res       int32
+	err       error
+	ud        uint64
+
+	// started is owned by the future: the op was armed once.
+	started bool
+
+	// Memory the kernel reads or writes. The rarer parts (iovecs,
+	// msghdr, socket address, path) live in x, allocated by the
+	// operations that need them, so a plain read or write stays small.
+	fd  int32 // for kClose: the descriptor to close
+	p   []byte
+	off int64
+	x   *opExtra
+}
+
+// opExtra is the memory of the vectored, datagram, accept, connect and
+// open requests.
+type opExtra struct {
+	bufs  [][]byte
+	iov   []unix.Iovec
+	msg   unix.Msghdr
+	sa    unix.RawSockaddrAny
+	salen uint32
+	path  []byte
+	flag  uint32
+	perm  uint32
+}
+
+// prep fills e for o's request on descriptor fd.
+func (o *op) prep(e *sqe, fd int32) {
+	e.fd = fd
+	switch o.kind {
+	case kRecv:
+		e.opcode, e.addr, e.len = opRecv, bufAddr(o.p), uint32(len(o.p))
+	case kSend:
+		e.opcode, e.addr, e.len = opSend, bufAddr(o.p), uint32(len(o.p))
+		e.opFlags = unix.MSG_NOSIGNAL
+	case kReadFile:
+		e.opcode, e.addr, e.len, e.off = opRead, bufAddr(o.p), uint32(len(o.p)), uint64(o.off)
+	case kWriteFile:
+		e.opcode, e.addr, e.len, e.off = opWrite, bufAddr(o.p), uint32(len(o.p)), uint64(o.off)
+	case kReadv, kWritev, kRecvFrom, kSendTo:
+		if o.rec != nil && o.rec.kind == kindFile {
+			// A file: readv/writev at the current position.
+			e.opcode = opReadv
+			if o.kind == kWritev {
+				e.opcode = opWritev
+			}
+			e.addr, e.len, e.off = iovAddr(o.x.iov), uint32(len(o.x.iov)), ^uint64(0)
+			return
+		}
+		// A socket: recvmsg/sendmsg, which take MSG_NOSIGNAL (a writev
+		// to a reset peer would raise SIGPIPE) and a peer address.
+		o.x.msg = unix.Msghdr{}
+		if len(o.x.iov) > 0 {
+			o.x.msg.Iov = &o.x.iov[0]
+			o.x.msg.SetIovlen(len(o.x.iov))
+		}
+		switch o.kind {
+		case kRecvFrom:
+			o.x.msg.Name = (*byte)(unsafe.Pointer(&o.x.sa))
+			o.x.msg.Namelen = unix.SizeofSockaddrAny
+		case kSendTo:
+			o.x.msg.Name = (*byte)(unsafe.Pointer(&o.x.sa))
+			o.x.msg.Namelen = o.x.salen
+		}
+		e.opcode = opRecvmsg
+		if o.kind == kWritev || o.kind == kSendTo {
+			e.opcode = opSendmsg
+			e.opFlags = unix.MSG_NOSIGNAL
+		}
+		e.addr, e.len = uint64(uintptr(unsafe.Pointer(&o.x.msg))), 1
+	case kAccept:
+		o.x.salen = unix.SizeofSockaddrAny
+		e.opcode = opAccept
+		e.addr = uint64(uintptr(unsafe.Pointer(&o.x.sa)))
+		e.off = uint64(uintptr(unsafe.Pointer(&o.x.salen)))
+		e.opFlags = unix.SOCK_CLOEXEC | unix.SOCK_NONBLOCK
+	case kConnect:
+		e.opcode = opConnect
+		e.addr = uint64(uintptr(unsafe.Pointer(&o.x.sa)))
+		e.off = uint64(o.x.salen)
+	case kOpen:
+		e.opcode, e.fd = opOpenat, unix.AT_FDCWD
+		e.addr = uint64(uintptr(unsafe.Pointer(&o.x.path[0])))
+		e.len, e.opFlags = o.x.perm, o.x.flag|unix.O_CLOEXEC
+	case kFsync:
+		e.opcode = opFsync
+	case kClose:
+		e.opcode, e.fd = opClose, o.fd
+	}
+}
+
+func bufAddr(p []byte) uint64 {
+	if len(p) == 0 {
+		return 0
+	}
+	return uint64(uintptr(unsafe.Pointer(&p[0])))
+}
+
+func iovAddr(iov []unix.Iovec) uint64 {
+	if len(iov) == 0 {
+		return 0
+	}
+	return uint64(uintptr(unsafe.Pointer(&iov[0])))
+}
+
+// setBufs builds the iovec array of a vectored operation.
+func (o *op) setBufs(bufs [][]byte) {
+	if o.x == nil {
+		o.x = &opExtra{}
+	}
+	o.x.bufs = bufs
+	o.x.iov = o.x.iov[:0]
+	for _, b := range bufs {
+		if len(b) == 0 {
+			continue
+		}
+		v := unix.Iovec{Base: &b[0]}
+		v.SetLen(len(b))
+		o.x.iov = append(o.x.iov, v)
+	}
+}
+
+// arm submits o, the first time or again after a retryable result,
+// registering w to be woken by its completion. A closed handle or driver
+// resolves o at once with the close's error.
+func (o *op) arm(w core.Waker) {
+	rec := o.rec
+	rec.mu.Lock()
+	o.mu.Lock()
+	var flush bool
+	switch {
+	case rec.closed:
+		o.ready, o.err = true, closedErrOf(rec)
+	default:
+		if !o.linked {
+			rec.link(o)
+		}
+		var err error
+		fd := int32(rec.fd)
+		if o.kind == kClose {
+			fd = o.fd
+		}
+		o.ready, o.waker = false, w
+		if flush, err = o.d.push(o, fd); err != nil {
+			o.ready, o.err = true, err
+			rec.unlink(o)
+		} else {
+			o.inFlight = true
+		}
+	}
+	o.mu.Unlock()
+	rec.mu.Unlock()
+	if flush {
+		o.d.handOff()
+	}
+}
+
+// complete records the final completion of o (called by the reaper) and
+// returns the waker to wake, if any.
+func (o *op) complete(res int32) core.Waker {
+	o.mu.Lock()
+	o.inFlight = false
+	if o.abandoned {
+		o.mu.Unlock()
+		o.cleanup(res)
+		return nil
+	}
+	o.res, o.ready = res, true
+	w := o.waker
+	o.waker = nil
+	o.mu.Unlock()
+	return w
+}
+
+// cleanup disposes of a result nobody will take: a descriptor the kernel
+// made for us is closed; anything else (bytes read, written, a connect's
+// outcome) needs nothing.
+func (o *op) cleanup(res int32) {
+	if res >= 0 && (o.kind == kAccept || o.kind == kOpen) {
+		_ = unix.Close(int(res))
+	}
+}
+
+// fail resolves o with err because its handle or driver closed (caller
+// holds rec.mu). It returns the waker to wake, and, if the kernel still
+// holds o, its user_data for a cancel.
+func (o *op) fail(err error) (w core.Waker, ud uint64, inFlight bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.taken {
+		return nil, 0, false
+	}
+	if o.ready && o.err == nil {
+		o.cleanup(o.res)
+	}
+	o.ready, o.err, o.res = true, err, 0
+	w, o.waker = o.waker, nil
+	if o.inFlight {
+		o.abandoned = true
+		return w, o.ud, true
+	}
+	return w, 0, false
+}
+
+// poll is the common part of every future's Poll: it arms o at the first
+// poll and then reports its result once there is one: (res, nil, true),
+// or (0, err, true) for a forced error, or false while pending.
+func (o *op) poll(cx *core.Context) (int32, error, bool) {
+	if !o.started {
+		if !cx.Proceed() {
+			return 0, nil, false
+		}
+		o.started = true
+		o.arm(cx.Waker())
+	}
+	for {
+		o.mu.Lock()
+		if !o.ready {
+			if o.waker != cx.Waker() {
+				o.waker = cx.Waker()
+			}
+			o.mu.Unlock()
+			return 0, nil, false
+		}
+		res, err := o.res, o.err
+		if err == nil && o.retry(res) {
+			// Interrupted, or a transient condition: submit again.
+			o.ready = false
+			o.mu.Unlock()
+			o.arm(cx.Waker())
+			continue
+		}
+		o.taken = true
+		o.mu.Unlock()
+		o.rec.mu.Lock()
+		o.rec.unlink(o)
+		o.rec.mu.Unlock()
+		return res, err, true
+	}
+}
+
+// retry reports whether a result means "submit again" rather than a
+// failure: EINTR and EAGAIN; ECONNABORTED for an accept (that connection
+// went away; take the next); ECANCELED for an operation nobody cancelled,
+// which the kernel does when the thread that submitted it exits (Go's
+// runtime may end a thread) — the driver itself only cancels abandoned
+// operations, whose results never reach here.
+func (o *op) retry(res int32) bool {
+	switch -res {
+	case int32(unix.EINTR), int32(unix.EAGAIN):
+		return true
+	case int32(unix.ECONNABORTED):
+		return o.kind == kAccept
+	case int32(unix.ECANCELED):
+		return !o.d.closed.Load()
+	}
+	return false
+}
+
+// drop abandons o: a result it has already is cleaned up; if the kernel
+// still holds it, it is cancelled and its completion cleaned up when it
+// comes. Its waker is never woken after drop returns.
+func (o *op) drop() {
+	if !o.started {
+		return
+	}
+	o.mu.Lock()
+	if o.taken {
+		o.mu.Unlock()
+		return
+	}
+	o.taken = true
+	o.waker = nil
+	inFlight, ud := o.inFlight, o.ud
+	if inFlight {
+		o.abandoned = true
+	} else if o.ready && o.err == nil {
+		o.cleanup(o.res)
+	}
+	o.mu.Unlock()
+	o.rec.mu.Lock()
+	o.rec.unlink(o)
+	o.rec.mu.Unlock()
+	// A close is never cancelled: a cancelled close would leave the
+	// descriptor open. It completes promptly anyway.
+	if inFlight && o.kind != kClose && o.d.cancel(ud) {
+		o.d.handOff()
+	}
+}
+
+// rearm readies a resolved op for another transfer on p (see
+// intFuture.Rearm).
+func (o *op) rearm(p []byte) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if !o.taken || o.inFlight || o.abandoned || o.err != nil {
+		return false
+	}
+	o.p = p
+	o.started, o.taken, o.ready, o.res = false, false, false, 0
+	return true
+}
+
+// ---------------------------------------------------------------------------
+// The operation table: user_data -> op.
+
+// opTable maps the user_data of in-flight entries to their ops (guarded
+// by Driver.sqMu). user_data is
+//
+//	0 | generation (31 bits) | slot + 1 (32 bits)
+//
+// so it is never zero and never has bit 63 (the driver's own entries),
+// and a cancel or completion naming a slot since reused by another
+// operation does not match it.
+type opTable struct {
+	slots []*op
+	gens  []uint32
+	free  []uint32
+}
+
+func (t *opTable) insert(o *op) uint64 {
+	var idx uint32
+	if n := len(t.free); n > 0 {
+		idx = t.free[n-1]
+		t.free = t.free[:n-1]
+	} else {
+		idx = uint32(len(t.slots))
+		t.slots = append(t.slots, nil)
+		t.gens = append(t.gens, 1)
+	}
+	t.slots[idx] = o
+	return uint64(t.gens[idx]&0x7fffffff)<<32 | uint64(idx+1)
+}
+
+// lookup returns the op of ud, and frees its slot if the completion is
+// final.
+func (t *opTable) lookup(ud uint64, final bool) *op {
+	idx, gen := uint32(ud)-1, uint32(ud>>32)
+	if uint32(ud) == 0 || int(idx) >= len(t.slots) || t.gens[idx]&0x7fffffff != gen {
+		return nil
+	}
+	o := t.slots[idx]
+	if final && o != nil {
+		t.slots[idx] = nil
+		t.gens[idx]++
+		t.free = append(t.free, idx)
+	}
+	return o
+}

@@ -1,0 +1,17 @@
+package kqueue
+
+import (
+	"fmt"
+	"net"
+
+	"github.com/weftrt/weft/core"
+)
+
+// errClosed is the error of an operation on a handle that was closed, or
+// pending when it was: net.ErrClosed itself, as Go's net reports it.
+var errClosed = net.ErrClosed
+
+// errDriverClosed is the error of an operation pending when the driver
+// closed, or issued after. It matches both core.ErrDriverClosed and
+// net.ErrClosed under errors.Is.
+var errDriverClosed = fmt.Errorf("%w: %w", core.ErrDriverClosed, net.ErrClosed)

@@ -1,0 +1,30 @@
+package kqueue
+
+import (
+	"errors"
+
+	"github.com/weftrt/weft/core"
+)
+
+// DefaultEvents is the size of the event buffer when the runtime does not
+// say (runtime.event_buffer, 1024 by default, as in Tokio).
+const DefaultEvents = 1024
+
+// ErrUnsupported is returned when the driver is built on a system without
+// kqueue (anything but darwin, freebsd, netbsd and openbsd).
+var ErrUnsupported = errors.New("kqueue: the kqueue driver needs darwin, freebsd, netbsd or openbsd")
+
+func init() {
+	core.Register(core.Module{
+		Kind: core.KindDriver,
+		Name: "kqueue",
+		Doc:  "BSD/macOS kqueue readiness driver: edge-triggered (EV_CLEAR), several waiters per direction",
+		New: func(_ any, params any) (any, error) {
+			events := DefaultEvents
+			if p, ok := params.(*core.DriverParams); ok && p != nil && p.Events > 0 {
+				events = p.Events
+			}
+			return newDriverModule(events)
+		},
+	})
+}
