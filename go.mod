@@ -21,6 +21,7 @@ require (
 	github.com/mattn/go-colorable v0.1.12 // indirect
 	github.com/mattn/go-isatty v0.0.17 // indirect
 	github.com/oklog/run v1.1.0 // indirect
+	github.com/weftrt/weft/drivers/internal v0.1.0 // indirect
 	golang.org/x/net v0.38.0 // indirect
 	golang.org/x/text v0.23.0 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20231106174013-bbf56f31fb17 // indirect
@@ -64,3 +65,5 @@ replace github.com/weftrt/weft/plugins => ./plugins
 replace github.com/weftrt/weft/drivers/iouring => ./drivers/iouring
 
 replace github.com/weftrt/weft/drivers/kqueue => ./drivers/kqueue
+
+replace github.com/weftrt/weft/drivers/internal => ./drivers/internal

@@ -30,6 +30,7 @@ require (
 	github.com/oklog/run v1.1.0 // indirect
 	github.com/pelletier/go-toml/v2 v2.2.2 // indirect
 	github.com/weftrt/weft/drivers/epoll v0.1.0 // indirect
+	github.com/weftrt/weft/drivers/internal v0.1.0 // indirect
 	github.com/weftrt/weft/drivers/iouring v0.1.0 // indirect
 	github.com/weftrt/weft/drivers/kqueue v0.1.0 // indirect
 	github.com/weftrt/weft/plugins v0.1.0 // indirect
@@ -66,3 +67,5 @@ replace github.com/weftrt/weft/plugins => ../plugins
 replace github.com/weftrt/weft/drivers/iouring => ../drivers/iouring
 
 replace github.com/weftrt/weft/drivers/kqueue => ../drivers/kqueue
+
+replace github.com/weftrt/weft/drivers/internal => ../drivers/internal

@@ -18,6 +18,7 @@ require (
 	github.com/mattn/go-colorable v0.1.12 // indirect
 	github.com/mattn/go-isatty v0.0.17 // indirect
 	github.com/oklog/run v1.1.0 // indirect
+	github.com/weftrt/weft/drivers/internal v0.1.0 // indirect
 	github.com/weftrt/weft/drivers/iouring v0.1.0 // indirect
 	github.com/weftrt/weft/drivers/kqueue v0.1.0 // indirect
 	github.com/weftrt/weft/schedulers/percore v0.1.0 // indirect
@@ -73,3 +74,5 @@ replace github.com/weftrt/weft/plugins => ../plugins
 replace github.com/weftrt/weft/drivers/iouring => ../drivers/iouring
 
 replace github.com/weftrt/weft/drivers/kqueue => ../drivers/kqueue
+
+replace github.com/weftrt/weft/drivers/internal => ../drivers/internal

@@ -17,7 +17,8 @@
 // change and the driver remembers it. A connecting socket is registered
 // after connect(2), not before: an unconnected TCP socket polls as hung up,
 // and a Park on another worker in between would record that hang-up. The driver's state for a descriptor
-// is a scheduledIO (Tokio's ScheduledIo), kept in a slab of pages that
+// is a readiness.IO (Tokio's ScheduledIo, in drivers/internal/readiness,
+// shared with drivers/kqueue), kept in a slab of pages that
 // never move. A handle, which is also the descriptor's epoll token, is
 //
 //	generation (32 bits) | slot + 1 (32 bits)
@@ -29,7 +30,7 @@
 //
 // # The readiness word
 //
-// A scheduledIO's readiness is one atomic word:
+// An IO's readiness is one atomic word:
 //
 //	| shutdown | closed | (unused) | tick (16) | readiness (16) |
 //	   bit 63    bit 62               bits 16-31   bits 0-15
@@ -75,7 +76,7 @@
 // # Waiters
 //
 // An operation that finds no readiness links a waiter into its
-// scheduledIO's list. The waiter lives inside the operation's future, so
+// IO's list. The waiter lives inside the operation's future, so
 // any number of operations can wait in each direction (several readers and
 // writers on one socket) and dropping a future unlinks exactly its waiter:
 // a dropped operation never wakes its task and leaves nothing behind.
@@ -132,7 +133,7 @@
 // CloseHandle unregisters the handle (its slot's generation moves on), sets
 // the closed bit, wakes every waiter, removes the descriptor from epoll and
 // closes it. A system call in flight on another goroutine keeps the
-// descriptor open until it returns (a small reference count, see fdRef), so
+// descriptor open until it returns (a small reference count, see readiness.FD), so
 // a close never lets a concurrent call act on a reused descriptor number.
 // The socket file of a Unix listener is removed, as Go's net does.
 //

@@ -16,6 +16,9 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/drivers/internal/readiness"
+	"github.com/weftrt/weft/drivers/internal/slab"
+	"github.com/weftrt/weft/drivers/internal/sockets"
 )
 
 // Park states, for Unpark's shortcut (see Unpark).
@@ -32,12 +35,17 @@ const wakeToken = 0
 // core.Driver, core.VectoredIO and core.DatagramIO. Every method may be
 // called from any goroutine; Park calls are serialised.
 type Driver struct {
+	// Ops is the socket and I/O operations, shared with drivers/kqueue
+	// (package drivers/internal/readiness): everything but Park, Unpark,
+	// CloseHandle and Close.
+	readiness.Ops
+
 	epfd int
 	// wake is the eventfd that Unpark writes to interrupt epoll_wait. It
 	// is reference-counted like a handle's descriptor, so an Unpark
 	// racing with Close never writes to a closed (or reused) number.
-	wake fdRef
-	slab *slab
+	wake readiness.FD
+	slab *slab.Slab[readiness.IO, *readiness.IO]
 
 	// parkMu serialises Park and Close; the fields below it belong to
 	// whoever holds it.
@@ -59,8 +67,6 @@ type Driver struct {
 	// that comes after sees it clear.
 	unparkPending atomic.Bool
 	closed        atomic.Bool
-
-	backlog int
 }
 
 // New creates an epoll instance with an event buffer of events entries
@@ -86,12 +92,12 @@ func New(events int) (*Driver, error) {
 		return nil, fmt.Errorf("epoll: %w", os.NewSyscallError("epoll_ctl", err))
 	}
 	d := &Driver{
-		epfd:    epfd,
-		slab:    newSlab(),
-		events:  make([]unix.EpollEvent, events),
-		backlog: listenBacklog(),
+		epfd:   epfd,
+		slab:   slab.New[readiness.IO](),
+		events: make([]unix.EpollEvent, events),
 	}
-	d.wake.n = efd
+	d.Ops = readiness.NewOps((*registry)(d), "epoll", sockets.ListenBacklog())
+	d.wake.Init(efd, closeFD)
 	return d, nil
 }
 
@@ -112,7 +118,7 @@ func (d *Driver) Park(timeout time.Duration) error {
 	d.parkMu.Lock()
 	defer d.parkMu.Unlock()
 	if d.closed.Load() {
-		return errDriverClosed
+		return readiness.ErrDriverClosed
 	}
 	if timeout != 0 {
 		d.refreshSchedTick()
@@ -136,13 +142,13 @@ func (d *Driver) Park(timeout time.Duration) error {
 			d.drainWake()
 			continue
 		}
-		io := d.slab.get(core.Handle(tok))
+		io := d.slab.Get(core.Handle(tok))
 		if io == nil {
 			continue // closed since the kernel queued the event
 		}
 		ready := readinessOf(ev.Events)
-		io.setReadiness(d.tick, ready)
-		d.wakers = io.wake(ready, d.wakers)
+		io.SetReadiness(d.tick, ready)
+		d.wakers = io.Wake(ready, d.wakers)
 	}
 	for i, w := range d.wakers {
 		w.Wake()
@@ -179,19 +185,19 @@ const schedTickRefresh = 8 * time.Millisecond
 func readinessOf(events uint32) uint64 {
 	var r uint64
 	if events&(unix.EPOLLIN|unix.EPOLLPRI) != 0 {
-		r |= readable
+		r |= readiness.Readable
 	}
 	if events&unix.EPOLLOUT != 0 {
-		r |= writable
+		r |= readiness.Writable
 	}
 	if events&unix.EPOLLRDHUP != 0 {
-		r |= readClosed | readable
+		r |= readiness.ReadClosed | readiness.Readable
 	}
 	if events&unix.EPOLLHUP != 0 {
-		r |= readClosed | writeClosed | readable | writable
+		r |= readiness.ReadClosed | readiness.WriteClosed | readiness.Readable | readiness.Writable
 	}
 	if events&unix.EPOLLERR != 0 {
-		r |= errored | readable | writable
+		r |= readiness.Errored | readiness.Readable | readiness.Writable
 	}
 	return r
 }
@@ -212,12 +218,12 @@ func millis(d time.Duration) int {
 }
 
 func (d *Driver) drainWake() {
-	if !d.wake.acquire() {
+	if !d.wake.Acquire() {
 		return
 	}
 	var buf [8]byte
-	_, _ = unix.Read(d.wake.n, buf[:])
-	d.wake.release()
+	_, _ = unix.Read(d.wake.N(), buf[:])
+	d.wake.Release()
 }
 
 // Unpark makes the current or next Park return promptly. It costs nothing
@@ -229,16 +235,18 @@ func (d *Driver) Unpark() {
 	if d.state.Load() == parkDispatching || d.unparkPending.Swap(true) {
 		return
 	}
-	if !d.wake.acquire() {
+	if !d.wake.Acquire() {
 		return
 	}
 	var one [8]byte
 	binary.NativeEndian.PutUint64(one[:], 1)
-	_, _ = unix.Write(d.wake.n, one[:])
-	d.wake.release()
+	_, _ = unix.Write(d.wake.N(), one[:])
+	d.wake.Release()
 }
 
-func init() { closeFD = func(fd int) { unix.Close(fd) } }
+// closeFD closes a registered descriptor (or the eventfd) once no system
+// call uses it.
+func closeFD(fd int) { unix.Close(fd) }
 
 // Close fails every pending operation with an error matching
 // core.ErrDriverClosed and net.ErrClosed, closes every descriptor the
@@ -252,15 +260,15 @@ func (d *Driver) Close() error {
 	d.parkMu.Lock()
 	defer d.parkMu.Unlock()
 	var wakers []core.Waker
-	for _, io := range d.slab.closeAll() {
-		io.markClosed(shutdownBit)
-		wakers = io.wakeAll(wakers)
-		d.closeIO(io)
+	for _, io := range d.slab.CloseAll() {
+		io.MarkShutdown()
+		wakers = io.WakeAll(wakers)
+		io.Release()
 	}
 	for _, w := range wakers {
 		w.Wake()
 	}
-	d.wake.beginClose()
+	d.wake.BeginClose()
 	if err := unix.Close(d.epfd); err != nil {
 		return fmt.Errorf("epoll: %w", os.NewSyscallError("close", err))
 	}
@@ -269,86 +277,65 @@ func (d *Driver) Close() error {
 
 // register adds fd to the epoll set, edge-triggered for both directions,
 // with initial readiness bits. On failure the caller still owns fd.
-func (d *Driver) register(fd int, kind ioKind, network string, initial uint64) (core.Handle, *scheduledIO, error) {
-	io := &scheduledIO{kind: kind, network: network}
-	io.fd.n = fd
-	io.readiness.Store(initial)
-	h, ok := d.slab.insert(io)
+func (d *Driver) register(fd int, kind readiness.Kind, network string, initial uint64) (core.Handle, *readiness.IO, error) {
+	io := readiness.NewIO(fd, closeFD, kind, network, initial)
+	h, ok := d.slab.Insert(io)
 	if !ok {
-		return 0, nil, errDriverClosed
+		return 0, nil, readiness.ErrDriverClosed
 	}
 	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLOUT | unix.EPOLLRDHUP | unix.EPOLLET}
 	setToken(&ev, uint64(h))
 	if err := unix.EpollCtl(d.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
-		d.slab.remove(h)
+		d.slab.Remove(h)
 		return 0, nil, os.NewSyscallError("epoll_ctl", err)
 	}
 	return h, io, nil
 }
 
-// lookup returns h's scheduledIO or the error of a stale handle.
-func (d *Driver) lookup(h core.Handle) (*scheduledIO, error) {
-	if io := d.slab.get(h); io != nil {
+// lookup returns h's IO or the error of a stale handle.
+func (d *Driver) lookup(h core.Handle) (*readiness.IO, error) {
+	if io := d.slab.Get(h); io != nil {
 		return io, nil
 	}
 	if d.closed.Load() {
-		return nil, errDriverClosed
+		return nil, readiness.ErrDriverClosed
 	}
-	return nil, errClosed
+	return nil, readiness.ErrClosed
 }
 
 // CloseHandle unregisters h, wakes every operation pending on it with
 // net.ErrClosed and closes the descriptor (at once, or when the last system
 // call using it returns). A Unix listener's socket file is removed.
 func (d *Driver) CloseHandle(h core.Handle) error {
-	io := d.slab.remove(h)
+	io := d.slab.Remove(h)
 	if io == nil {
 		_, err := d.lookup(h)
 		return err
 	}
-	io.markClosed(closedBit)
-	wakers := io.wakeAll(nil)
-	_ = unix.EpollCtl(d.epfd, unix.EPOLL_CTL_DEL, io.fd.n, nil)
-	d.closeIO(io)
+	io.MarkClosed()
+	wakers := io.WakeAll(nil)
+	_ = unix.EpollCtl(d.epfd, unix.EPOLL_CTL_DEL, io.FD.N(), nil)
+	io.Release()
 	for _, w := range wakers {
 		w.Wake()
 	}
 	return nil
 }
 
-// closeIO removes a listener's socket file and closes the descriptor once
-// no system call uses it.
-func (d *Driver) closeIO(io *scheduledIO) {
-	if io.unlinkPath != "" {
-		_ = unix.Unlink(io.unlinkPath)
-	}
-	io.fd.beginClose()
-}
-
 // Handles returns the number of registered handles. Tests use it to check
 // that nothing stays registered.
-func (d *Driver) Handles() int { return d.slab.len() }
+func (d *Driver) Handles() int { return d.slab.Len() }
 
-// withFD runs f on h's descriptor, kept open for the duration.
-func (d *Driver) withFD(h core.Handle, f func(io *scheduledIO) error) error {
-	io, err := d.lookup(h)
-	if err != nil {
-		return err
-	}
-	if !io.fd.acquire() {
-		return io.closedErr()
-	}
-	defer io.fd.release()
-	return f(io)
-}
+// registry is the Driver as the shared operations see it
+// (readiness.Registry), without widening the Driver's API.
+type registry Driver
 
-// closedErr is the error for an operation that found io's descriptor
-// closing.
-func (s *scheduledIO) closedErr() error {
-	if s.readiness.Load()&shutdownBit != 0 {
-		return errDriverClosed
-	}
-	return errClosed
+func (r *registry) Closed() bool                                { return r.closed.Load() }
+func (r *registry) Lookup(h core.Handle) (*readiness.IO, error) { return (*Driver)(r).lookup(h) }
+func (r *registry) CloseHandle(h core.Handle) error             { return (*Driver)(r).CloseHandle(h) }
+func (r *registry) CloseFD(fd int)                              { unix.Close(fd) }
+func (r *registry) Register(fd int, kind readiness.Kind, network string, initial uint64) (core.Handle, *readiness.IO, error) {
+	return (*Driver)(r).register(fd, kind, network, initial)
 }
 
 var _ core.Driver = (*Driver)(nil)

@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/drivers/internal/readiness"
 )
 
 func newTestDriver(t *testing.T) *Driver {
@@ -33,7 +34,7 @@ func socketPair(t *testing.T, d *Driver) (core.Handle, int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, _, err := d.register(fds[0], kindStream, "unix", 0)
+	h, _, err := d.register(fds[0], readiness.Stream, "unix", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,10 +65,10 @@ func TestParkTimeoutsRoundUpToWholeMilliseconds(t *testing.T) {
 
 func TestAHangUpMakesBothDirectionsReadyAndClosed(t *testing.T) {
 	r := readinessOf(unix.EPOLLHUP)
-	if r&interestRead == 0 || r&interestWrite == 0 || r&readClosed == 0 || r&writeClosed == 0 {
+	if r&readiness.InterestRead == 0 || r&readiness.InterestWrite == 0 || r&readiness.ReadClosed == 0 || r&readiness.WriteClosed == 0 {
 		t.Fatalf("EPOLLHUP maps to %b", r)
 	}
-	if r := readinessOf(unix.EPOLLIN | unix.EPOLLRDHUP); r&readClosed == 0 || r&writable != 0 {
+	if r := readinessOf(unix.EPOLLIN | unix.EPOLLRDHUP); r&readiness.ReadClosed == 0 || r&readiness.Writable != 0 {
 		t.Fatalf("EPOLLIN|EPOLLRDHUP maps to %b", r)
 	}
 }
@@ -97,22 +98,22 @@ func TestUnparkFromAnotherGoroutineEndsABlockingPark(t *testing.T) {
 func TestDroppingAPendingReadRemovesItsWaiter(t *testing.T) {
 	d := newTestDriver(t)
 	h, _ := socketPair(t, d)
-	io := d.slab.get(h)
+	io := d.slab.Get(h)
 	reads := []core.Future[core.Result[int]]{d.Read(h, make([]byte, 8)), d.Read(h, make([]byte, 8))}
 	for _, r := range reads {
 		if _, ok := r.Poll(core.NewContext(nil)); ok {
 			t.Fatal("a read with no data resolved")
 		}
 	}
-	if io.waiters() != 2 {
-		t.Fatalf("%d waiters for two pending reads", io.waiters())
+	if io.Waiters() != 2 {
+		t.Fatalf("%d waiters for two pending reads", io.Waiters())
 	}
 	core.Drop(reads[0])
-	if io.waiters() != 1 {
-		t.Fatalf("%d waiters after dropping one of two reads", io.waiters())
+	if io.Waiters() != 1 {
+		t.Fatalf("%d waiters after dropping one of two reads", io.Waiters())
 	}
 	core.Drop(reads[1])
-	if io.waiters() != 0 {
+	if io.Waiters() != 0 {
 		t.Fatal("a dropped read left its waiter")
 	}
 }

@@ -14,6 +14,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/drivers/internal/slab"
+	"github.com/weftrt/weft/drivers/internal/sockets"
 )
 
 // Park states, for the submission path and Unpark (see the package
@@ -90,7 +92,7 @@ type Driver struct {
 	cancelHit, cancelMiss atomic.Uint64
 	closed                atomic.Bool
 
-	handles *slab
+	handles *slab.Slab[fileRec, *fileRec]
 	// misc holds the operations that have no handle yet (OpenFile), so
 	// Close finds them.
 	misc fileRec
@@ -129,9 +131,9 @@ func New(o Options) (*Driver, error) {
 	}
 	d := &Driver{
 		r:       r,
-		handles: newSlab(),
+		handles: slab.New[fileRec](),
 		extArg:  r.has(featExtArg) && !forceNoExtArg.Load(),
-		backlog: listenBacklog(),
+		backlog: sockets.ListenBacklog(),
 	}
 	d.misc.fd = -1
 	return d, nil
@@ -514,7 +516,7 @@ func (d *Driver) Close() error {
 	d.sqMu.Lock()
 	d.sqClosing = true
 	d.sqMu.Unlock()
-	for _, rec := range d.handles.closeAll() {
+	for _, rec := range d.handles.CloseAll() {
 		d.closeRec(rec, errDriverClosed, true)
 	}
 	d.closeRec(&d.misc, errDriverClosed, false)
@@ -561,7 +563,7 @@ var (
 
 // Handles returns the number of open handles. Tests use it to check that
 // nothing stays registered.
-func (d *Driver) Handles() int { return d.handles.len() }
+func (d *Driver) Handles() int { return d.handles.Len() }
 
 // InFlight returns the number of operations the kernel holds (submitted,
 // final completion not reaped), cancelled ones included.

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/drivers/internal/sockets"
 )
 
 // newOp returns an op of kind on h's record; a stale handle makes the
@@ -158,8 +159,8 @@ func (d *Driver) SendTo(h core.Handle, p []byte, to string) core.Future[core.Res
 	f := d.intOp(h, kSendTo, nil, [][]byte{p})
 	if f.err == nil {
 		var sa unix.Sockaddr
-		if _, sa, f.err = resolve(f.o.rec.network, to, false); f.err == nil {
-			f.o.x.salen, f.err = rawSockaddr(sa, &f.o.x.sa)
+		if _, sa, f.err = sockets.Resolve(f.o.rec.network, to, false); f.err == nil {
+			f.o.x.salen, f.err = sockets.PutRaw(sa, &f.o.x.sa)
 		}
 	}
 	return f
@@ -209,7 +210,7 @@ func (f *datagramFuture) Poll(cx *core.Context) (core.Result[core.Datagram], boo
 	if err != nil {
 		return core.Result[core.Datagram]{Err: err}, true
 	}
-	from := core.Addr{Net: o.rec.network, Addr: sockaddrString(sockaddrOf(&o.x.sa, o.x.msg.Namelen))}
+	from := core.Addr{Net: o.rec.network, Addr: sockets.String(sockets.FromRaw(&o.x.sa, o.x.msg.Namelen))}
 	return core.Result[core.Datagram]{Value: core.Datagram{N: int(res), From: from}}, true
 }
 
@@ -248,7 +249,7 @@ func (f *acceptFuture) Poll(cx *core.Context) (core.Result[core.Accepted], bool)
 		unix.Close(int(res))
 		return core.Result[core.Accepted]{Err: err}, true
 	}
-	peer := core.Addr{Net: o.rec.network, Addr: sockaddrString(sockaddrOf(&o.x.sa, o.x.salen))}
+	peer := core.Addr{Net: o.rec.network, Addr: sockets.String(sockets.FromRaw(&o.x.sa, o.x.salen))}
 	return core.Result[core.Accepted]{Value: core.Accepted{Handle: h, Peer: peer}}, true
 }
 
@@ -257,14 +258,10 @@ func (f *acceptFuture) Poll(cx *core.Context) (core.Result[core.Accepted], bool)
 // it. Dropping it before it resolves closes the socket (which cancels the
 // connect).
 type connectFuture struct {
-	d       *Driver
-	network string
-	sa      unix.Sockaddr
-	fam     int
-	sotype  int
-	norm    string
-	opts    core.SocketOptions
-	err     error
+	d    *Driver
+	to   sockets.Target
+	opts core.SocketOptions
+	err  error
 
 	h    core.Handle
 	o    *op
@@ -275,14 +272,8 @@ type connectFuture struct {
 // "unix"/"unixpacket" path). Host names other than "localhost" are looked
 // up with Go's resolver when Connect is called, which may block.
 func (d *Driver) Connect(network, address string, opts core.SocketOptions) core.Future[core.Result[core.Handle]] {
-	f := &connectFuture{d: d, network: network, opts: opts}
-	_, f.sa, f.err = resolve(network, address, false)
-	if f.err == nil {
-		f.fam, f.sotype, f.norm, f.err = family(network, f.sa)
-		if f.err == nil && f.sotype == unix.SOCK_DGRAM {
-			f.err = &os.SyscallError{Syscall: "connect", Err: unix.EPROTOTYPE}
-		}
-	}
+	f := &connectFuture{d: d, opts: opts}
+	f.to, f.err = sockets.ResolveConnect(network, address)
 	return f
 }
 
@@ -295,18 +286,18 @@ func (f *connectFuture) Poll(cx *core.Context) (core.Result[core.Handle], bool) 
 		if f.d.closed.Load() {
 			return f.fail(errDriverClosed)
 		}
-		fd, err := socket(f.network, f.fam, f.sotype, f.opts)
+		fd, err := f.to.Socket(f.opts)
 		if err != nil {
 			return f.fail(err)
 		}
-		h, rec, err := f.d.register(fd, kindStream, f.norm)
+		h, rec, err := f.d.register(fd, kindStream, f.to.Net)
 		if err != nil {
 			unix.Close(fd)
 			return f.fail(err)
 		}
 		f.h = h
 		f.o = &op{d: f.d, rec: rec, kind: kConnect, x: &opExtra{}}
-		if f.o.x.salen, err = rawSockaddr(f.sa, &f.o.x.sa); err != nil {
+		if f.o.x.salen, err = sockets.PutRaw(f.to.Sockaddr, &f.o.x.sa); err != nil {
 			return f.fail(err)
 		}
 	}
@@ -423,7 +414,7 @@ func (d *Driver) Fsync(h core.Handle) core.Future[core.Result[core.Unit]] {
 // error, if any). The descriptor is closed whether or not the future is
 // polled.
 func (d *Driver) CloseFile(h core.Handle) core.Future[core.Result[core.Unit]] {
-	rec := d.handles.remove(h)
+	rec := d.handles.Remove(h)
 	if rec == nil {
 		_, err := d.lookup(h)
 		return &unitFuture{intFuture{err: err}, "close"}

@@ -5,6 +5,7 @@ go 1.26
 require (
 	github.com/weftrt/weft/core v0.1.0
 	github.com/weftrt/weft/drivers/epoll v0.1.0
+	github.com/weftrt/weft/drivers/internal v0.1.0
 	github.com/weftrt/weft/schedulers/currentthread v0.1.0
 	github.com/weftrt/weft/schedulers/workstealing v0.1.0
 	github.com/weftrt/weft/timers/wheel v0.1.0
@@ -35,6 +36,7 @@ require (
 replace (
 	github.com/weftrt/weft/core => ../../core
 	github.com/weftrt/weft/drivers/epoll => ../epoll
+	github.com/weftrt/weft/drivers/internal => ../internal
 	github.com/weftrt/weft/schedulers/currentthread => ../../schedulers/currentthread
 	github.com/weftrt/weft/schedulers/workstealing => ../../schedulers/workstealing
 	github.com/weftrt/weft/timers/wheel => ../../timers/wheel

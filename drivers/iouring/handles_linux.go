@@ -8,6 +8,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/drivers/internal/slab"
 )
 
 // recKind is what a handle refers to.
@@ -28,9 +29,9 @@ const (
 // the handle closes), while a plain system call uses the descriptor (so a
 // close never lets it act on a reused number), and by closeRec.
 type fileRec struct {
-	gen     uint32 // slot generation, set by the slab
-	kind    recKind
-	network string
+	slab.Entry // the slot generation, set by the slab
+	kind       recKind
+	network    string
 
 	mu sync.Mutex
 	fd int
@@ -76,7 +77,7 @@ func (r *fileRec) unlink(o *op) {
 // owns fd.
 func (d *Driver) register(fd int, kind recKind, network string) (core.Handle, *fileRec, error) {
 	rec := &fileRec{kind: kind, network: network, fd: fd}
-	h, ok := d.handles.insert(rec)
+	h, ok := d.handles.Insert(rec)
 	if !ok {
 		return 0, nil, errDriverClosed
 	}
@@ -85,7 +86,7 @@ func (d *Driver) register(fd int, kind recKind, network string) (core.Handle, *f
 
 // lookup returns h's record or the error of a stale handle.
 func (d *Driver) lookup(h core.Handle) (*fileRec, error) {
-	if rec := d.handles.get(h); rec != nil {
+	if rec := d.handles.Get(h); rec != nil {
 		return rec, nil
 	}
 	if d.closed.Load() {
@@ -116,7 +117,7 @@ func (d *Driver) withFD(h core.Handle, f func(rec *fileRec) error) error {
 // runs is cancelled, and the descriptor is closed once the kernel has
 // read every entry naming it. A Unix listener's socket file is removed.
 func (d *Driver) CloseHandle(h core.Handle) error {
-	rec := d.handles.remove(h)
+	rec := d.handles.Remove(h)
 	if rec == nil {
 		_, err := d.lookup(h)
 		return err

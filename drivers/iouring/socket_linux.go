@@ -3,69 +3,15 @@
 package iouring
 
 import (
-	"fmt"
-	"net"
-	"os"
-	"strings"
-
 	"golang.org/x/sys/unix"
 
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/drivers/internal/sockets"
 )
 
-// socket creates a non-blocking, close-on-exec socket with opts applied.
-func socket(network string, family, sotype int, opts core.SocketOptions) (int, error) {
-	fd, err := unix.Socket(family, sotype|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return -1, os.NewSyscallError("socket", err)
-	}
-	if family == unix.AF_INET6 {
-		// Dual stack, as Go's net does for "tcp" and "udp": an IPv6
-		// socket also serves IPv4, unless the network is "tcp6"/"udp6".
-		v6only := 0
-		if strings.HasSuffix(network, "6") {
-			v6only = 1
-		}
-		_ = unix.SetsockoptInt(fd, unix.IPPROTO_IPV6, unix.IPV6_V6ONLY, v6only)
-	}
-	set := func(opt int, on bool) error {
-		if !on {
-			return nil
-		}
-		return unix.SetsockoptInt(fd, unix.SOL_SOCKET, opt, 1)
-	}
-	if err := set(unix.SO_REUSEADDR, opts.ReuseAddr); err != nil {
-		unix.Close(fd)
-		return -1, os.NewSyscallError("setsockopt", err)
-	}
-	if err := set(unix.SO_REUSEPORT, opts.ReusePort); err != nil {
-		unix.Close(fd)
-		return -1, os.NewSyscallError("setsockopt", err)
-	}
-	return fd, nil
-}
-
-// family returns the socket family and type for a network name.
-func family(network string, sa unix.Sockaddr) (fam, sotype int, norm string, err error) {
-	switch network {
-	case "tcp", "tcp4", "tcp6":
-		sotype, norm = unix.SOCK_STREAM, "tcp"
-	case "udp", "udp4", "udp6":
-		sotype, norm = unix.SOCK_DGRAM, "udp"
-	case "unix":
-		return unix.AF_UNIX, unix.SOCK_STREAM, "unix", nil
-	case "unixgram":
-		return unix.AF_UNIX, unix.SOCK_DGRAM, "unixgram", nil
-	case "unixpacket":
-		return unix.AF_UNIX, unix.SOCK_SEQPACKET, "unixpacket", nil
-	default:
-		return 0, 0, "", net.UnknownNetworkError(network)
-	}
-	if _, ok := sa.(*unix.SockaddrInet6); ok {
-		return unix.AF_INET6, sotype, norm, nil
-	}
-	return unix.AF_INET, sotype, norm, nil
-}
+// The socket plumbing (creation, addresses, options) is package
+// drivers/internal/sockets, shared with drivers/epoll and drivers/kqueue;
+// these methods register its sockets under handles.
 
 // Listen binds a listening stream socket: "tcp", "tcp4", "tcp6" on
 // host:port, or "unix"/"unixpacket" on a path ("@name" is Linux's abstract
@@ -75,53 +21,17 @@ func (d *Driver) Listen(network, address string, opts core.SocketOptions) (core.
 	if d.closed.Load() {
 		return 0, core.Addr{}, errDriverClosed
 	}
-	_, sa, err := resolve(network, address, true)
+	b, err := sockets.Listen(network, address, opts, d.backlog)
 	if err != nil {
 		return 0, core.Addr{}, err
 	}
-	fam, sotype, norm, err := family(network, sa)
+	h, rec, err := d.register(b.FD, kindListener, b.Net)
 	if err != nil {
+		unix.Close(b.FD)
 		return 0, core.Addr{}, err
 	}
-	if sotype == unix.SOCK_DGRAM {
-		return 0, core.Addr{}, net.UnknownNetworkError(network + " (Listen takes a stream network; use Bind)")
-	}
-	fd, err := socket(network, fam, sotype, opts)
-	if err != nil && fam == unix.AF_INET6 && isUnspecified(sa) && !strings.HasSuffix(network, "6") {
-		// No IPv6 on this machine: every local address is IPv4's.
-		sa = &unix.SockaddrInet4{Port: sa.(*unix.SockaddrInet6).Port}
-		fam = unix.AF_INET
-		fd, err = socket(network, fam, sotype, opts)
-	}
-	if err != nil {
-		return 0, core.Addr{}, err
-	}
-	fail := func(err error) (core.Handle, core.Addr, error) {
-		unix.Close(fd)
-		return 0, core.Addr{}, err
-	}
-	if err := unix.Bind(fd, sa); err != nil {
-		return fail(os.NewSyscallError("bind", err))
-	}
-	backlog := opts.Backlog
-	if backlog <= 0 {
-		backlog = d.backlog
-	}
-	if err := unix.Listen(fd, backlog); err != nil {
-		return fail(os.NewSyscallError("listen", err))
-	}
-	local, err := unix.Getsockname(fd)
-	if err != nil {
-		return fail(os.NewSyscallError("getsockname", err))
-	}
-	h, rec, err := d.register(fd, kindListener, norm)
-	if err != nil {
-		return fail(err)
-	}
-	if u, ok := sa.(*unix.SockaddrUnix); ok && u.Name != "" && !strings.HasPrefix(u.Name, "@") {
-		rec.unlinkPath = u.Name
-	}
-	return h, core.Addr{Net: norm, Addr: sockaddrString(local)}, nil
+	rec.unlinkPath = b.UnlinkPath
+	return h, b.Local, nil
 }
 
 // Bind creates a datagram socket ("udp*", "unixgram") bound to address. A
@@ -131,184 +41,66 @@ func (d *Driver) Bind(network, address string, opts core.SocketOptions) (core.Ha
 	if d.closed.Load() {
 		return 0, core.Addr{}, errDriverClosed
 	}
-	_, sa, err := resolve(network, address, true)
+	b, err := sockets.Bind(network, address, opts)
 	if err != nil {
 		return 0, core.Addr{}, err
 	}
-	fam, sotype, norm, err := family(network, sa)
+	h, _, err := d.register(b.FD, kindDatagram, b.Net)
 	if err != nil {
+		unix.Close(b.FD)
 		return 0, core.Addr{}, err
 	}
-	if sotype != unix.SOCK_DGRAM {
-		return 0, core.Addr{}, net.UnknownNetworkError(network + " (Bind takes a datagram network; use Listen)")
-	}
-	fd, err := socket(network, fam, sotype, opts)
-	if err != nil && fam == unix.AF_INET6 && isUnspecified(sa) && !strings.HasSuffix(network, "6") {
-		// No IPv6 on this machine: every local address is IPv4's.
-		sa = &unix.SockaddrInet4{Port: sa.(*unix.SockaddrInet6).Port}
-		fam = unix.AF_INET
-		fd, err = socket(network, fam, sotype, opts)
-	}
-	if err != nil {
-		return 0, core.Addr{}, err
-	}
-	fail := func(err error) (core.Handle, core.Addr, error) {
-		unix.Close(fd)
-		return 0, core.Addr{}, err
-	}
-	if u, ok := sa.(*unix.SockaddrUnix); !ok || u.Name != "" {
-		if err := unix.Bind(fd, sa); err != nil {
-			return fail(os.NewSyscallError("bind", err))
-		}
-	}
-	local, err := unix.Getsockname(fd)
-	if err != nil {
-		return fail(os.NewSyscallError("getsockname", err))
-	}
-	h, _, err := d.register(fd, kindDatagram, norm)
-	if err != nil {
-		return fail(err)
-	}
-	return h, core.Addr{Net: norm, Addr: sockaddrString(local)}, nil
+	return h, b.Local, nil
 }
 
 // ConnectDatagram fixes the peer of a datagram socket: Write sends to it,
 // Read receives from it only.
 func (d *Driver) ConnectDatagram(h core.Handle, address string) error {
 	return d.withFD(h, func(rec *fileRec) error {
-		_, sa, err := resolve(rec.network, address, false)
-		if err != nil {
-			return err
-		}
-		return os.NewSyscallError("connect", unix.Connect(rec.fd, sa))
+		return sockets.ConnectDatagram(rec.fd, rec.network, address)
 	})
 }
 
 // JoinGroup joins the multicast group on the named interface ("" lets the
 // kernel choose by route).
 func (d *Driver) JoinGroup(h core.Handle, group, iface string) error {
-	ip := net.ParseIP(group)
-	if ip == nil || !ip.IsMulticast() {
-		return &net.AddrError{Err: "not a multicast address", Addr: group}
+	g, err := sockets.ParseGroup(group, iface)
+	if err != nil {
+		return err
 	}
-	ifindex := 0
-	if iface != "" {
-		ifi, err := net.InterfaceByName(iface)
-		if err != nil {
-			return err
-		}
-		ifindex = ifi.Index
-	}
-	return d.withFD(h, func(rec *fileRec) error {
-		if ip4 := ip.To4(); ip4 != nil {
-			mreq := &unix.IPMreqn{Ifindex: int32(ifindex)}
-			copy(mreq.Multiaddr[:], ip4)
-			return os.NewSyscallError("setsockopt", unix.SetsockoptIPMreqn(rec.fd, unix.IPPROTO_IP, unix.IP_ADD_MEMBERSHIP, mreq))
-		}
-		mreq := &unix.IPv6Mreq{Interface: uint32(ifindex)}
-		copy(mreq.Multiaddr[:], ip.To16())
-		return os.NewSyscallError("setsockopt", unix.SetsockoptIPv6Mreq(rec.fd, unix.IPPROTO_IPV6, unix.IPV6_JOIN_GROUP, mreq))
-	})
+	return d.withFD(h, func(rec *fileRec) error { return g.Join(rec.fd) })
 }
 
 // Shutdown shuts down one or both directions of a stream (shutdown(2)).
 func (d *Driver) Shutdown(h core.Handle, how core.ShutdownHow) error {
-	var mode int
-	switch how {
-	case core.ShutdownRead:
-		mode = unix.SHUT_RD
-	case core.ShutdownWrite:
-		mode = unix.SHUT_WR
-	case core.ShutdownBoth:
-		mode = unix.SHUT_RDWR
-	default:
-		return fmt.Errorf("iouring: unknown shutdown direction %d", how)
+	mode, err := sockets.ShutdownMode("iouring", how)
+	if err != nil {
+		return err
 	}
-	return d.withFD(h, func(rec *fileRec) error {
-		return os.NewSyscallError("shutdown", unix.Shutdown(rec.fd, mode))
-	})
+	return d.withFD(h, func(rec *fileRec) error { return sockets.Shutdown(rec.fd, mode) })
 }
 
 // SetOption sets a socket option. Keep-alive periods are rounded up to
 // whole seconds and set as both the idle time and the probe interval.
 func (d *Driver) SetOption(h core.Handle, opt core.SocketOption, value int) error {
-	return d.withFD(h, func(rec *fileRec) error {
-		fd := rec.fd
-		var err error
-		switch opt {
-		case core.OptNoDelay:
-			err = unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, value)
-		case core.OptKeepAlive:
-			err = unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_KEEPALIVE, value)
-		case core.OptKeepAlivePeriodMillis:
-			secs := max((value+999)/1000, 1)
-			if err = unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_KEEPIDLE, secs); err == nil {
-				err = unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_KEEPINTVL, secs)
-			}
-		case core.OptLingerSeconds:
-			l := &unix.Linger{}
-			if value >= 0 {
-				l.Onoff, l.Linger = 1, int32(value)
-			}
-			err = unix.SetsockoptLinger(fd, unix.SOL_SOCKET, unix.SO_LINGER, l)
-		case core.OptRecvBuffer:
-			err = unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_RCVBUF, value)
-		case core.OptSendBuffer:
-			err = unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_SNDBUF, value)
-		case core.OptBroadcast:
-			err = unix.SetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_BROADCAST, value)
-		default:
-			return fmt.Errorf("iouring: unknown socket option %d", opt)
-		}
-		return os.NewSyscallError("setsockopt", err)
-	})
+	return d.withFD(h, func(rec *fileRec) error { return sockets.SetOption("iouring", rec.fd, opt, value) })
 }
 
 // LocalAddr returns the address the socket is bound to.
 func (d *Driver) LocalAddr(h core.Handle) (core.Addr, error) {
-	return d.addr(h, unix.Getsockname, "getsockname")
+	return d.addr(h, sockets.LocalAddr)
 }
 
 // PeerAddr returns the address of the connected peer.
 func (d *Driver) PeerAddr(h core.Handle) (core.Addr, error) {
-	return d.addr(h, unix.Getpeername, "getpeername")
+	return d.addr(h, sockets.PeerAddr)
 }
 
-func (d *Driver) addr(h core.Handle, get func(int) (unix.Sockaddr, error), name string) (core.Addr, error) {
+func (d *Driver) addr(h core.Handle, get func(fd int, network string) (core.Addr, error)) (core.Addr, error) {
 	var a core.Addr
-	err := d.withFD(h, func(rec *fileRec) error {
-		sa, err := get(rec.fd)
-		if err != nil {
-			return os.NewSyscallError(name, err)
-		}
-		a = core.Addr{Net: rec.network, Addr: sockaddrString(sa)}
-		return nil
+	err := d.withFD(h, func(rec *fileRec) (err error) {
+		a, err = get(rec.fd, rec.network)
+		return err
 	})
 	return a, err
-}
-
-// isUnspecified reports whether sa is the IPv6 any-address.
-func isUnspecified(sa unix.Sockaddr) bool {
-	s6, ok := sa.(*unix.SockaddrInet6)
-	return ok && s6.Addr == [16]byte{}
-}
-
-// listenBacklog is the kernel's cap on listen queues, which Go's net also
-// uses as its backlog.
-func listenBacklog() int {
-	b, err := os.ReadFile("/proc/sys/net/core/somaxconn")
-	if err != nil {
-		return unix.SOMAXCONN
-	}
-	n := 0
-	for _, c := range strings.TrimSpace(string(b)) {
-		if c < '0' || c > '9' {
-			return unix.SOMAXCONN
-		}
-		n = n*10 + int(c-'0')
-	}
-	if n <= 0 {
-		return unix.SOMAXCONN
-	}
-	return min(n, 1<<16-1)
 }

@@ -86,7 +86,7 @@
 //	generation (32 bits) | descriptor + 1 (32 bits)
 //
 // and the generation moves on when the handle is closed, so a stale handle
-// never reaches a later registration of the same number (see slab.go).
+// never reaches a later registration of the same number (see drivers/internal/slab).
 //
 // EVFILT_READ sets readable, EVFILT_WRITE writable. EV_EOF on the read
 // filter adds read-closed (the peer sends no more: reads see the end of
@@ -107,14 +107,14 @@
 //
 // # The readiness word and waiters
 //
-// The per-descriptor state is drivers/epoll's scheduledIO (Tokio's
+// The per-descriptor state is readiness.IO, shared with drivers/epoll (Tokio's
 // ScheduledIo): a readiness word stamped with the driver's tick, which
 // advances once per Park, so that an operation that got EAGAIN clears
 // only the readiness it observed and never an edge that arrived after its
 // system call (with EV_CLEAR no further edge would come, and the operation
 // would wait for ever); and a list of waiters, one per pending operation,
 // linked under a mutex the driver takes after setting readiness, so no
-// wake is lost. The protocols are documented in scheduledio.go.
+// wake is lost. The protocols are documented in drivers/internal/readiness.
 //
 // # Parking
 //
@@ -134,7 +134,7 @@
 //
 // CloseHandle unregisters the handle, sets its closed bit, wakes every
 // waiter, drops its queued changes and closes the descriptor once no
-// system call in flight uses it (fdRef). The socket file of a Unix
+// system call in flight uses it (readiness.FD). The socket file of a Unix
 // listener is removed. Close waits for a Park in progress, fails every
 // pending operation with an error matching core.ErrDriverClosed and
 // net.ErrClosed, closes every descriptor, the pipe, and the event queue

@@ -16,6 +16,9 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/drivers/internal/readiness"
+	"github.com/weftrt/weft/drivers/internal/slab"
+	"github.com/weftrt/weft/drivers/internal/sockets"
 )
 
 // kqueueSys is the driver's view of the kernel event queue: the system
@@ -55,17 +58,22 @@ var zeroTimespec unix.Timespec
 // core.VectoredIO and core.DatagramIO. Every method may be called from any
 // goroutine; Park calls are serialised.
 type Driver struct {
+	// Ops is the socket and I/O operations, shared with drivers/epoll
+	// (package drivers/internal/readiness): everything but Park, Unpark,
+	// CloseHandle and Close.
+	readiness.Ops
+
 	sys kqueueSys
 	// kq counts the kevent calls in flight (Unpark, register) so that
 	// Close never closes the event queue under one, whose descriptor
 	// number could then be reused by an unrelated open.
-	kq fdRef
+	kq readiness.FD
 	// userEvent says whether Unpark triggers an EVFILT_USER event (darwin,
 	// freebsd) or writes to the pipe wakeR/wakeW (netbsd, openbsd).
 	userEvent    bool
-	wakeR, wakeW fdRef
-	slab         *slab
-	// closeFn closes a registered descriptor through sys; every fdRef of
+	wakeR, wakeW readiness.FD
+	slab         *slab.Slab[readiness.IO, *readiness.IO]
+	// closeFn closes a registered descriptor through sys; every FD of
 	// the driver uses it.
 	closeFn func(int)
 
@@ -94,8 +102,6 @@ type Driver struct {
 	// lost), one that comes after sees it clear.
 	unparkPending atomic.Bool
 	closed        atomic.Bool
-
-	backlog int
 }
 
 // newDriver builds the driver over an event queue, which it owns from now
@@ -107,13 +113,12 @@ func newDriver(sys kqueueSys, events int, userEvent bool) (*Driver, error) {
 	d := &Driver{
 		sys:       sys,
 		userEvent: userEvent,
-		slab:      newSlab(),
+		slab:      slab.New[readiness.IO](),
 		events:    make([]kevent, events),
-		backlog:   listenBacklog(),
 	}
+	d.Ops = readiness.NewOps((*registry)(d), "kqueue", sockets.ListenBacklog())
 	d.closeFn = func(fd int) { _ = sys.closeFD(fd) }
-	d.kq.n = -1
-	d.kq.close = func(int) { _ = sys.close() }
+	d.kq.Init(-1, func(int) { _ = sys.close() })
 	if userEvent {
 		add := []kevent{mkKevent(userIdent, evfiltUser, evAdd|evClear, 0)}
 		if _, err := sys.kevent(add, nil, &zeroTimespec); err != nil {
@@ -127,8 +132,8 @@ func newDriver(sys kqueueSys, events int, userEvent bool) (*Driver, error) {
 		sys.close()
 		return nil, fmt.Errorf("kqueue: %w", err)
 	}
-	d.wakeR.n, d.wakeR.close = r, d.closeFn
-	d.wakeW.n, d.wakeW.close = w, d.closeFn
+	d.wakeR.Init(r, d.closeFn)
+	d.wakeW.Init(w, d.closeFn)
 	add := []kevent{mkKevent(r, evfiltRead, evAdd|evClear, 0)}
 	if _, err := sys.kevent(add, nil, &zeroTimespec); err != nil {
 		sys.closeFD(r)
@@ -141,11 +146,11 @@ func newDriver(sys kqueueSys, events int, userEvent bool) (*Driver, error) {
 
 // kevent calls the event queue, keeping it open for the duration.
 func (d *Driver) kevent(changes, events []kevent, timeout *unix.Timespec) (int, error) {
-	if !d.kq.acquire() {
-		return 0, errDriverClosed
+	if !d.kq.Acquire() {
+		return 0, readiness.ErrDriverClosed
 	}
 	n, err := d.sys.kevent(changes, events, timeout)
-	d.kq.release()
+	d.kq.Release()
 	return n, err
 }
 
@@ -157,7 +162,7 @@ func (d *Driver) Park(timeout time.Duration) error {
 	d.parkMu.Lock()
 	defer d.parkMu.Unlock()
 	if d.closed.Load() {
-		return errDriverClosed
+		return readiness.ErrDriverClosed
 	}
 	if timeout != 0 {
 		d.refreshSchedTick()
@@ -206,8 +211,8 @@ func (d *Driver) parkError(err error) error {
 	switch {
 	case errors.Is(err, unix.EINTR):
 		return nil // a signal; the caller re-parks if it must
-	case errors.Is(err, errDriverClosed):
-		return errDriverClosed
+	case errors.Is(err, readiness.ErrDriverClosed):
+		return readiness.ErrDriverClosed
 	}
 	return fmt.Errorf("kqueue: %w", os.NewSyscallError("kevent", err))
 }
@@ -252,12 +257,12 @@ func (d *Driver) submitLocked() (int, error) {
 // failRegistration marks the registration of fd failed with err and
 // queues its waiters' wakers for dispatch. Called with chMu and parkMu.
 func (d *Driver) failRegistration(fd int, err error) {
-	io := d.slab.byFD(fd)
+	io := d.slab.At(fd)
 	if io == nil {
 		return // closed since
 	}
-	io.markFailed(os.NewSyscallError("kevent", err))
-	d.wakers = io.wakeAll(d.wakers)
+	io.MarkFailed(os.NewSyscallError("kevent", err))
+	d.wakers = io.WakeAll(d.wakers)
 }
 
 // dispatch sets the readiness the first n events report, and wakes the
@@ -273,18 +278,18 @@ func (d *Driver) dispatch(n int) {
 		case d.userEvent && filter == evfiltUser:
 			d.unparkPending.Store(false)
 			continue
-		case !d.userEvent && filter == evfiltRead && int(ev.Ident) == d.wakeR.n:
+		case !d.userEvent && filter == evfiltRead && int(ev.Ident) == d.wakeR.N():
 			d.unparkPending.Store(false)
 			d.drainWake()
 			continue
 		}
-		io := d.slab.byFD(int(ev.Ident))
+		io := d.slab.At(int(ev.Ident))
 		if io == nil {
 			continue // closed since the kernel queued the event
 		}
 		ready := readinessOf(filter, flags, uint32(ev.Fflags))
-		io.setReadiness(d.tick, ready)
-		d.wakers = io.wake(ready, d.wakers)
+		io.SetReadiness(d.tick, ready)
+		d.wakers = io.Wake(ready, d.wakers)
 	}
 	for i, w := range d.wakers {
 		w.Wake()
@@ -303,18 +308,18 @@ func readinessOf(filter, flags int, fflags uint32) uint64 {
 	eof := flags&evEOF != 0
 	switch filter {
 	case evfiltRead:
-		r = readable
+		r = readiness.Readable
 		if eof {
-			r |= readClosed
+			r |= readiness.ReadClosed
 		}
 	case evfiltWrite:
-		r = writable
+		r = readiness.Writable
 		if eof {
-			r |= writeClosed
+			r |= readiness.WriteClosed
 		}
 	}
 	if eof && fflags != 0 {
-		r |= errored | readable | writable
+		r |= readiness.Errored | readiness.Readable | readiness.Writable
 	}
 	return r
 }
@@ -340,17 +345,17 @@ const schedTickRefresh = 8 * time.Millisecond
 
 // drainWake empties the wake-up pipe.
 func (d *Driver) drainWake() {
-	if !d.wakeR.acquire() {
+	if !d.wakeR.Acquire() {
 		return
 	}
 	var buf [64]byte
 	for {
-		n, err := unix.Read(d.wakeR.n, buf[:])
+		n, err := unix.Read(d.wakeR.N(), buf[:])
 		if n < len(buf) || err != nil {
 			break
 		}
 	}
-	d.wakeR.release()
+	d.wakeR.Release()
 }
 
 // Unpark makes the current or next Park return promptly. It costs nothing
@@ -368,12 +373,12 @@ func (d *Driver) Unpark() {
 		_, _ = d.kevent(trigger[:], nil, &zeroTimespec)
 		return
 	}
-	if !d.wakeW.acquire() {
+	if !d.wakeW.Acquire() {
 		return
 	}
 	one := [1]byte{1}
-	_, _ = unix.Write(d.wakeW.n, one[:]) // EAGAIN: the pipe is full, a wake is pending anyway
-	d.wakeW.release()
+	_, _ = unix.Write(d.wakeW.N(), one[:]) // EAGAIN: the pipe is full, a wake is pending anyway
+	d.wakeW.Release()
 }
 
 // Close fails every pending operation with an error matching
@@ -388,23 +393,23 @@ func (d *Driver) Close() error {
 	d.parkMu.Lock()
 	defer d.parkMu.Unlock()
 	var wakers []core.Waker
-	ios := d.slab.closeAll()
+	ios := d.slab.CloseAll()
 	d.chMu.Lock()
 	d.changes = nil // nothing submits them any more
 	d.chMu.Unlock()
 	for _, io := range ios {
-		io.markClosed(shutdownBit)
-		wakers = io.wakeAll(wakers)
-		d.closeIO(io)
+		io.MarkShutdown()
+		wakers = io.WakeAll(wakers)
+		io.Release()
 	}
 	for _, w := range wakers {
 		w.Wake()
 	}
 	if !d.userEvent {
-		d.wakeR.beginClose()
-		d.wakeW.beginClose()
+		d.wakeR.BeginClose()
+		d.wakeW.BeginClose()
 	}
-	d.kq.beginClose()
+	d.kq.BeginClose()
 	return nil
 }
 
@@ -422,14 +427,15 @@ func (d *Driver) Close() error {
 // under chMu, under which Park moves to parkWaiting only after taking
 // every queued change: a change is either queued before that (and taken)
 // or sees parkWaiting (and submitted here).
-func (d *Driver) register(fd int, kind ioKind, network string, initial uint64) (core.Handle, *scheduledIO, error) {
-	io := &scheduledIO{kind: kind, network: network}
-	io.fd.n = fd
-	io.fd.close = d.closeFn
-	io.readiness.Store(initial)
-	h, err := d.slab.insert(io)
-	if err != nil {
-		return 0, nil, err
+func (d *Driver) register(fd int, kind readiness.Kind, network string, initial uint64) (core.Handle, *readiness.IO, error) {
+	io := readiness.NewIO(fd, d.closeFn, kind, network, initial)
+	h, err := d.slab.InsertAt(fd, io)
+	switch err {
+	case nil:
+	case slab.ErrClosed:
+		return 0, nil, readiness.ErrDriverClosed
+	default:
+		return 0, nil, errSlotInUse
 	}
 	changes := [2]kevent{
 		mkKevent(fd, evfiltRead, evAdd|evClear, 0),
@@ -447,14 +453,19 @@ func (d *Driver) register(fd int, kind ioKind, network string, initial uint64) (
 	_, err = d.kevent(changes[:], nil, &zeroTimespec)
 	d.chMu.Unlock()
 	if err != nil {
-		d.slab.remove(h)
-		if errors.Is(err, errDriverClosed) {
+		d.slab.Remove(h)
+		if errors.Is(err, readiness.ErrDriverClosed) {
 			return 0, nil, err
 		}
 		return 0, nil, os.NewSyscallError("kevent", err)
 	}
 	return h, io, nil
 }
+
+// errSlotInUse is returned by register for a descriptor that is already
+// registered, which would mean a descriptor was closed behind the
+// driver's back.
+var errSlotInUse = errors.New("kqueue: descriptor already registered")
 
 // dropChanges removes the queued changes of fd, which is about to be
 // closed: submitted after the close, they would register whatever
@@ -465,15 +476,15 @@ func (d *Driver) dropChanges(fd int) {
 	d.chMu.Unlock()
 }
 
-// lookup returns h's scheduledIO or the error of a stale handle.
-func (d *Driver) lookup(h core.Handle) (*scheduledIO, error) {
-	if io := d.slab.get(h); io != nil {
+// lookup returns h's IO or the error of a stale handle.
+func (d *Driver) lookup(h core.Handle) (*readiness.IO, error) {
+	if io := d.slab.Get(h); io != nil {
 		return io, nil
 	}
 	if d.closed.Load() {
-		return nil, errDriverClosed
+		return nil, readiness.ErrDriverClosed
 	}
-	return nil, errClosed
+	return nil, readiness.ErrClosed
 }
 
 // CloseHandle unregisters h, wakes every operation pending on it with
@@ -481,54 +492,35 @@ func (d *Driver) lookup(h core.Handle) (*scheduledIO, error) {
 // call using it returns); closing it deletes its knotes. A Unix
 // listener's socket file is removed.
 func (d *Driver) CloseHandle(h core.Handle) error {
-	io := d.slab.remove(h)
+	io := d.slab.Remove(h)
 	if io == nil {
 		_, err := d.lookup(h)
 		return err
 	}
-	io.markClosed(closedBit)
-	wakers := io.wakeAll(nil)
-	d.dropChanges(io.fd.n)
-	d.closeIO(io)
+	io.MarkClosed()
+	wakers := io.WakeAll(nil)
+	d.dropChanges(io.FD.N())
+	io.Release()
 	for _, w := range wakers {
 		w.Wake()
 	}
 	return nil
 }
 
-// closeIO removes a listener's socket file and closes the descriptor once
-// no system call uses it.
-func (d *Driver) closeIO(io *scheduledIO) {
-	if io.unlinkPath != "" {
-		_ = unix.Unlink(io.unlinkPath)
-	}
-	io.fd.beginClose()
-}
-
 // Handles returns the number of registered handles. Tests use it to check
 // that nothing stays registered.
-func (d *Driver) Handles() int { return d.slab.len() }
+func (d *Driver) Handles() int { return d.slab.Len() }
 
-// withFD runs f on h's descriptor, kept open for the duration.
-func (d *Driver) withFD(h core.Handle, f func(io *scheduledIO) error) error {
-	io, err := d.lookup(h)
-	if err != nil {
-		return err
-	}
-	if !io.fd.acquire() {
-		return io.closedErr()
-	}
-	defer io.fd.release()
-	return f(io)
-}
+// registry is the Driver as the shared operations see it
+// (readiness.Registry), without widening the Driver's API.
+type registry Driver
 
-// closedErr is the error for an operation that found io's descriptor
-// closing.
-func (s *scheduledIO) closedErr() error {
-	if s.readiness.Load()&shutdownBit != 0 {
-		return errDriverClosed
-	}
-	return errClosed
+func (r *registry) Closed() bool                                { return r.closed.Load() }
+func (r *registry) Lookup(h core.Handle) (*readiness.IO, error) { return (*Driver)(r).lookup(h) }
+func (r *registry) CloseHandle(h core.Handle) error             { return (*Driver)(r).CloseHandle(h) }
+func (r *registry) CloseFD(fd int)                              { r.closeFn(fd) }
+func (r *registry) Register(fd int, kind readiness.Kind, network string, initial uint64) (core.Handle, *readiness.IO, error) {
+	return (*Driver)(r).register(fd, kind, network, initial)
 }
 
 var _ core.Driver = (*Driver)(nil)

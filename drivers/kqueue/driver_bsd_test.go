@@ -9,6 +9,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/drivers/internal/readiness"
 )
 
 // Checks of the real back end, cross-compiled by CI and run only on a BSD
@@ -32,7 +33,7 @@ func TestTheRealKqueueUnparksAndReportsAReadableSocket(t *testing.T) {
 	if err := unix.SetNonblock(fds[0], true); err != nil {
 		t.Fatal(err)
 	}
-	h, _, err := d.register(fds[0], kindStream, "unix", 0)
+	h, _, err := d.register(fds[0], readiness.Stream, "unix", 0)
 	if err != nil {
 		t.Fatal(err)
 	}

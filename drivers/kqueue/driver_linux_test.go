@@ -18,6 +18,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/drivers/internal/readiness"
 	"github.com/weftrt/weft/drivers/kqueue/internal/kqemu"
 )
 
@@ -56,7 +57,7 @@ func socketPair(t *testing.T, d *Driver) (core.Handle, int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, _, err := d.register(fds[0], kindStream, "unix", 0)
+	h, _, err := d.register(fds[0], readiness.Stream, "unix", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,22 +117,22 @@ func TestUnparkFromAnotherGoroutineEndsABlockingPark(t *testing.T) {
 func TestDroppingAPendingReadRemovesItsWaiter(t *testing.T) {
 	d := newTestDriver(t)
 	h, _ := socketPair(t, d)
-	io := d.slab.get(h)
+	io := d.slab.Get(h)
 	reads := []core.Future[core.Result[int]]{d.Read(h, make([]byte, 8)), d.Read(h, make([]byte, 8))}
 	for _, r := range reads {
 		if _, ok := r.Poll(core.NewContext(nil)); ok {
 			t.Fatal("a read with no data resolved")
 		}
 	}
-	if io.waiters() != 2 {
-		t.Fatalf("%d waiters for two pending reads", io.waiters())
+	if io.Waiters() != 2 {
+		t.Fatalf("%d waiters for two pending reads", io.Waiters())
 	}
 	core.Drop(reads[0])
-	if io.waiters() != 1 {
-		t.Fatalf("%d waiters after dropping one of two reads", io.waiters())
+	if io.Waiters() != 1 {
+		t.Fatalf("%d waiters after dropping one of two reads", io.Waiters())
 	}
 	core.Drop(reads[1])
-	if io.waiters() != 0 {
+	if io.Waiters() != 0 {
 		t.Fatal("a dropped read left its waiter")
 	}
 }
@@ -413,7 +414,7 @@ func TestARegistrationWhileNoParkWaitsIsSubmittedByTheNextParksCall(t *testing.T
 	f, wrap := withFaults(nil)
 	d := newTestDriverWith(t, true, wrap)
 	fd, peer := rawPair(t)
-	h, _, err := d.register(fd, kindStream, "unix", 0)
+	h, _, err := d.register(fd, readiness.Stream, "unix", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -459,7 +460,7 @@ func TestARegistrationWhileAParkWaitsIsSubmittedAtOnceAndWakesIt(t *testing.T) {
 	if _, err := unix.Write(peer, []byte("x")); err != nil {
 		t.Fatal(err)
 	}
-	h, _, err := d.register(fd, kindStream, "unix", 0)
+	h, _, err := d.register(fd, readiness.Stream, "unix", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -474,7 +475,7 @@ func TestARegistrationWhileAParkWaitsIsSubmittedAtOnceAndWakesIt(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("a knote active when added did not end the blocked Park")
 	}
-	if d.slab.get(h).readiness.Load()&readable == 0 {
+	if d.slab.Get(h).Readiness()&readiness.Readable == 0 {
 		t.Fatal("the Park that ended did not record the readiness")
 	}
 }
@@ -483,7 +484,7 @@ func TestARefusedRegistrationFailsItsOperationsWithTheKernelsErrno(t *testing.T)
 	fd, _ := rawPair(t)
 	_, wrap := withFaults(map[int]unix.Errno{fd: unix.ENOMEM})
 	d := newTestDriverWith(t, true, wrap)
-	h, _, err := d.register(fd, kindStream, "unix", 0)
+	h, _, err := d.register(fd, readiness.Stream, "unix", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -517,7 +518,7 @@ func TestARegistrationRefusedWhileAParkWaitsFailsRegisterWithTheErrno(t *testing
 	parked := make(chan error, 1)
 	go func() { parked <- d.Park(-1) }()
 	waitFor(t, "the Park to block", func() bool { return d.state.Load() == parkWaiting })
-	_, _, err := d.register(fd, kindStream, "unix", 0)
+	_, _, err := d.register(fd, readiness.Stream, "unix", 0)
 	var se *os.SyscallError
 	if !errors.Is(err, syscall.EBADF) || !errors.As(err, &se) || se.Syscall != "kevent" {
 		t.Fatalf("register = %v, want *os.SyscallError(kevent, EBADF)", err)
@@ -534,7 +535,7 @@ func TestClosingAHandleDropsItsQueuedChanges(t *testing.T) {
 	f, wrap := withFaults(nil)
 	d := newTestDriverWith(t, true, wrap)
 	fd, _ := rawPair(t)
-	h, _, err := d.register(fd, kindStream, "unix", 0)
+	h, _, err := d.register(fd, readiness.Stream, "unix", 0)
 	if err != nil {
 		t.Fatal(err)
 	}

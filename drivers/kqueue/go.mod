@@ -4,6 +4,7 @@ go 1.26
 
 require (
 	github.com/weftrt/weft/core v0.1.0
+	github.com/weftrt/weft/drivers/internal v0.1.0
 	github.com/weftrt/weft/schedulers/currentthread v0.1.0
 	github.com/weftrt/weft/schedulers/workstealing v0.1.0
 	github.com/weftrt/weft/timers/wheel v0.1.0
@@ -32,6 +33,7 @@ require (
 // Only the tests import the schedulers and the timer.
 replace (
 	github.com/weftrt/weft/core => ../../core
+	github.com/weftrt/weft/drivers/internal => ../internal
 	github.com/weftrt/weft/schedulers/currentthread => ../../schedulers/currentthread
 	github.com/weftrt/weft/schedulers/workstealing => ../../schedulers/workstealing
 	github.com/weftrt/weft/timers/wheel => ../../timers/wheel

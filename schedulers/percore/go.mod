@@ -24,6 +24,7 @@ require (
 	github.com/mitchellh/copystructure v1.2.0 // indirect
 	github.com/mitchellh/reflectwalk v1.0.2 // indirect
 	github.com/pelletier/go-toml/v2 v2.2.2 // indirect
+	github.com/weftrt/weft/drivers/internal v0.1.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 )
 
@@ -37,3 +38,5 @@ replace (
 	github.com/weftrt/weft/schedulers/workstealing => ../workstealing
 	github.com/weftrt/weft/timers/wheel => ../../timers/wheel
 )
+
+replace github.com/weftrt/weft/drivers/internal => ../../drivers/internal

@@ -1,0 +1,18 @@
+//go:build freebsd || netbsd || openbsd || linux
+
+package kqueue
+
+import (
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// sysPipe creates a non-blocking, close-on-exec pipe for Unpark.
+func sysPipe() (r, w int, err error) {
+	var p [2]int
+	if err := unix.Pipe2(p[:], unix.O_NONBLOCK|unix.O_CLOEXEC); err != nil {
+		return -1, -1, os.NewSyscallError("pipe2", err)
+	}
+	return p[0], p[1], nil
+}
