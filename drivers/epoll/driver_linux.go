@@ -62,9 +62,15 @@ type Driver struct {
 	state atomic.Uint32
 	// unparkPending is set by the Unpark that writes the eventfd and
 	// cleared by the Park that reads it, so a burst of Unparks costs one
-	// write. Park clears it before reading the eventfd: an Unpark that
-	// comes between the two writes again (its wake is not lost), one
-	// that comes after sees it clear.
+	// write. Park reads (drains) the eventfd first and clears the flag
+	// after. The other order loses every later wake-up: an Unpark between
+	// the clear and the read would set the flag and write, the read would
+	// swallow that write, and the flag would stay set with no event
+	// behind it, so every later Unpark would see it set and do nothing.
+	// In this order an Unpark between the read and the clear sees the
+	// flag still set and writes nothing, which is safe because this Park
+	// is about to return and its caller re-checks for work published
+	// before that Unpark; an Unpark after the clear writes a fresh event.
 	unparkPending atomic.Bool
 	closed        atomic.Bool
 }
@@ -138,8 +144,11 @@ func (d *Driver) Park(timeout time.Duration) error {
 		ev := &d.events[i]
 		tok := tokenOf(ev)
 		if tok == wakeToken {
-			d.unparkPending.Store(false)
 			d.drainWake()
+			if testHookWakeDrained != nil {
+				testHookWakeDrained(d)
+			}
+			d.unparkPending.Store(false) // after the drain: see unparkPending
 			continue
 		}
 		io := d.slab.Get(core.Handle(tok))
@@ -225,6 +234,10 @@ func (d *Driver) drainWake() {
 	_, _ = unix.Read(d.wake.N(), buf[:])
 	d.wake.Release()
 }
+
+// testHookWakeDrained, when set by a test, runs in Park between draining
+// the eventfd and clearing unparkPending.
+var testHookWakeDrained func(*Driver)
 
 // Unpark makes the current or next Park return promptly. It costs nothing
 // while a Park is dispatching events (that Park is about to return, and

@@ -310,3 +310,47 @@ func TestOperationsFromManyGoroutinesWhileAnotherParks(t *testing.T) {
 	d.Unpark()
 	<-parked
 }
+
+// An Unpark that comes while a Park is between draining the wake-up and
+// clearing unparkPending (one that loaded the park state before the Park
+// began dispatching, modelled by showing it parkWaiting) must not leave
+// the flag set with no wake-up behind it: later Unparks must still end a
+// blocking Park. With the clear before the drain, the drain swallowed that
+// Unpark's wake-up and every later Unpark was silently skipped.
+func TestAnUnparkRacingTheWakeDrainDoesNotSilenceLaterUnparks(t *testing.T) {
+	d := newTestDriver(t)
+	testHookWakeDrained = func(d *Driver) {
+		d.state.Store(parkWaiting)
+		d.Unpark()
+		d.state.Store(parkDispatching)
+	}
+	defer func() { testHookWakeDrained = nil }()
+	d.Unpark()
+	if err := d.Park(-1); err != nil {
+		t.Fatal(err)
+	}
+	testHookWakeDrained = nil
+
+	done := make(chan error, 1)
+	go func() { done <- d.Park(-1) }()
+	for range 3 {
+		d.Unpark()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Fatal(err)
+			}
+			return
+		case <-time.After(time.Second):
+			// The Park may not have begun waiting yet: Unpark again.
+		}
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("a blocking Park ignored every Unpark after the race")
+	}
+}

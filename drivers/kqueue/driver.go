@@ -97,9 +97,15 @@ type Driver struct {
 	state atomic.Uint32
 	// unparkPending is set by the Unpark that triggers the wake-up and
 	// cleared by the Park that receives it, so a burst of Unparks costs
-	// one system call. Park clears it before it drains the pipe: an
-	// Unpark that comes between the two writes again (its wake is not
-	// lost), one that comes after sees it clear.
+	// one system call. With the pipe, Park drains it first and clears the
+	// flag after: in the other order an Unpark between the clear and the
+	// drain would write, the drain would swallow the byte, and the flag
+	// would stay set with nothing behind it, silencing every later
+	// Unpark. An Unpark between the drain and the clear writes nothing,
+	// which is safe because this Park is about to return and its caller
+	// re-checks for work. EVFILT_USER (EV_CLEAR) has no drain: the event
+	// is reset as it is delivered, and a trigger after the clear posts a
+	// new one.
 	unparkPending atomic.Bool
 	closed        atomic.Bool
 }
@@ -279,8 +285,11 @@ func (d *Driver) dispatch(n int) {
 			d.unparkPending.Store(false)
 			continue
 		case !d.userEvent && filter == evfiltRead && int(ev.Ident) == d.wakeR.N():
-			d.unparkPending.Store(false)
 			d.drainWake()
+			if testHookWakeDrained != nil {
+				testHookWakeDrained(d)
+			}
+			d.unparkPending.Store(false) // after the drain: see unparkPending
 			continue
 		}
 		io := d.slab.At(int(ev.Ident))
@@ -357,6 +366,10 @@ func (d *Driver) drainWake() {
 	}
 	d.wakeR.Release()
 }
+
+// testHookWakeDrained, when set by a test, runs in Park between draining
+// the wake pipe and clearing unparkPending.
+var testHookWakeDrained func(*Driver)
 
 // Unpark makes the current or next Park return promptly. It costs nothing
 // while a Park is dispatching events (that Park is about to return, and
