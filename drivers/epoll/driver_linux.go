@@ -126,6 +126,15 @@ func (d *Driver) Park(timeout time.Duration) error {
 	if d.closed.Load() {
 		return readiness.ErrDriverClosed
 	}
+	if timeout == 0 && !d.unparkPending.Load() && d.slab.Len() == 0 {
+		// A poll with no descriptor registered and no wake-up written
+		// could only return nothing: skip the system call. Schedulers poll
+		// the driver every event interval, and a runtime that does no I/O
+		// should not pay for it. A descriptor registered while this check
+		// runs loses nothing: its edge waits in epoll's ready list for the
+		// next Park.
+		return nil
+	}
 	if timeout != 0 {
 		d.refreshSchedTick()
 	}

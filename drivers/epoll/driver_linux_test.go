@@ -354,3 +354,23 @@ func TestAnUnparkRacingTheWakeDrainDoesNotSilenceLaterUnparks(t *testing.T) {
 		t.Fatal("a blocking Park ignored every Unpark after the race")
 	}
 }
+
+// A poll (Park(0)) with nothing registered skips epoll_wait, but not when
+// an Unpark has written a wake-up: that poll must consume it, or the flag
+// would stay set and the next blocking Park would wake for nothing.
+func TestAPollWithNothingRegisteredStillConsumesAnUnpark(t *testing.T) {
+	d := newTestDriver(t)
+	if err := d.Park(0); err != nil {
+		t.Fatal(err)
+	}
+	d.Unpark()
+	if !d.unparkPending.Load() {
+		t.Fatal("Unpark did not record its wake-up")
+	}
+	if err := d.Park(0); err != nil {
+		t.Fatal(err)
+	}
+	if d.unparkPending.Load() {
+		t.Fatal("the poll left the wake-up pending")
+	}
+}
