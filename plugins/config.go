@@ -30,6 +30,21 @@ const ModuleName = "plugin"
 //	  args: [--verbose]
 //	  env: [EPOLL_EVENTS=256]
 //	  restart: {max: 0, backoff: 100ms, max_backoff: 10s, reset_after: 1m}
+//	timer:
+//	  kind: plugin
+//	  path: /usr/libexec/weft/wheel-timer
+//	  sha256: ...
+//	  fire_timeout: 5s
+//	scheduler:
+//	  kind: plugin
+//	  path: /usr/libexec/weft/priority-policy
+//	  sha256: ...
+//	  decision_timeout: 200ms
+//	  max_decision: 256
+//
+// The keys of one kind (max_in_flight for a driver, fire_timeout for a
+// timer, decision_timeout for a scheduler) are accepted and ignored in the
+// sections of the others.
 //
 // Validate checks the binary: it must exist and be executable, match its
 // digest, complete the handshake, and serve the section's kind. Each
@@ -61,6 +76,14 @@ type Config struct {
 	// WriteBehind bounds a driver plugin's stream writes reported written
 	// but not yet written, per handle (see DriverOptions).
 	WriteBehind int `koanf:"write_behind"`
+	// FireTimeout bounds a timer plugin's answer to a Fire (see
+	// TimerOptions).
+	FireTimeout time.Duration `koanf:"fire_timeout"`
+	// DecisionTimeout, MaxDecision and EventInterval configure a
+	// scheduler policy plugin (see SchedulerOptions).
+	DecisionTimeout time.Duration `koanf:"decision_timeout"`
+	MaxDecision     int           `koanf:"max_decision"`
+	EventInterval   int           `koanf:"event_interval"`
 	// Restart is the policy after a crash.
 	Restart RestartConfig `koanf:"restart"`
 }
@@ -83,6 +106,10 @@ func DefaultConfig(k core.Kind) *Config {
 		MaxInFlight:      4096,
 		MaxInFlightBytes: 32 << 20,
 		WriteBehind:      1 << 20,
+		FireTimeout:      5 * time.Second,
+		DecisionTimeout:  200 * time.Millisecond,
+		MaxDecision:      256,
+		EventInterval:    61,
 		Restart: RestartConfig{
 			Enabled:    true,
 			Backoff:    100 * time.Millisecond,
@@ -145,6 +172,22 @@ func (c *Config) Validate() error {
 	}
 	if c.WriteBehind < MaxIO {
 		bad("write_behind", fmt.Sprintf("must be >= %d, got %d", MaxIO, c.WriteBehind), nil)
+	}
+	switch c.kind {
+	case core.KindTimer:
+		if c.FireTimeout <= 0 {
+			bad("fire_timeout", fmt.Sprintf("must be > 0, got %v", c.FireTimeout), nil)
+		}
+	case core.KindScheduler:
+		if c.DecisionTimeout <= 0 {
+			bad("decision_timeout", fmt.Sprintf("must be > 0, got %v", c.DecisionTimeout), nil)
+		}
+		if c.MaxDecision < 1 {
+			bad("max_decision", fmt.Sprintf("must be >= 1, got %d", c.MaxDecision), nil)
+		}
+		if c.EventInterval < 1 {
+			bad("event_interval", fmt.Sprintf("must be >= 1, got %d", c.EventInterval), nil)
+		}
 	}
 	r := c.Restart
 	if r.Max < 0 {

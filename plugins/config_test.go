@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/weftrt/weft/core"
 	"github.com/weftrt/weft/core/config"
 	"github.com/weftrt/weft/plugins"
 )
@@ -86,4 +87,49 @@ func TestOtherBadPluginSettingsAreConfigurationErrorsNamingTheirKeys(t *testing.
 	} {
 		assert.Contains(t, msg, want)
 	}
+}
+
+func TestPluginTimersAndSchedulersAreSelectedByConfiguration(t *testing.T) {
+	comp, err := load(map[string]any{
+		"timer.kind": "plugin", "timer.path": wheelBin, "timer.sha256": wheelSum, "timer.fire_timeout": "2s",
+		"scheduler.kind": "plugin", "scheduler.path": prioBin, "scheduler.sha256": prioSum, "scheduler.max_decision": 16,
+	})
+	require.NoError(t, err)
+	assert.Equal(t, 16, comp.Scheduler.Config.(*plugins.Config).MaxDecision)
+	st := plugins.ListConfigured(comp)
+	require.Len(t, st, 2)
+	assert.Equal(t, core.KindTimer, st[0].Section)
+	assert.Equal(t, "wheel", st[0].Module)
+	assert.Equal(t, "ok", st[0].State)
+	assert.Equal(t, core.KindScheduler, st[1].Section)
+	assert.Equal(t, "priority", st[1].Module)
+	assert.Equal(t, "ok", st[1].State)
+}
+
+// A binary of one kind configured as another is refused, naming the key.
+func TestAPluginOfTheWrongKindIsRefusedForEverySection(t *testing.T) {
+	for _, c := range []struct {
+		section, path, sum, serves, name string
+	}{
+		{"driver", wheelBin, wheelSum, "timer", "wheel"},
+		{"timer", epollBin, epollSum, "driver", "epoll"},
+		{"timer", prioBin, prioSum, "scheduler", "priority"},
+		{"scheduler", wheelBin, wheelSum, "timer", "wheel"},
+	} {
+		_, err := load(map[string]any{c.section + ".kind": "plugin", c.section + ".path": c.path, c.section + ".sha256": c.sum})
+		require.Error(t, err, "%s configured as a %s", c.path, c.section)
+		assert.Contains(t, err.Error(),
+			`config key "`+c.section+`.path": `+c.path+` serves a `+c.serves+` plugin ("`+c.name+`"), not a `+c.section)
+	}
+}
+
+func TestBadTimerAndSchedulerPluginSettingsNameTheirKeys(t *testing.T) {
+	_, err := load(map[string]any{"timer.kind": "plugin", "timer.path": wheelBin, "timer.sha256": wheelSum, "timer.fire_timeout": "0s"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `config key "timer.fire_timeout": must be > 0`)
+	_, err = load(map[string]any{"scheduler.kind": "plugin", "scheduler.path": prioBin, "scheduler.sha256": prioSum,
+		"scheduler.max_decision": 0, "scheduler.decision_timeout": "-1s"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `config key "scheduler.max_decision": must be >= 1`)
+	assert.Contains(t, err.Error(), `config key "scheduler.decision_timeout": must be > 0`)
 }

@@ -1,15 +1,25 @@
-// Package plugins runs weft modules out of process: a driver served by a
-// separate binary, launched and supervised with hashicorp/go-plugin over
-// gRPC, and selected by configuration like any built-in module:
+// Package plugins runs weft modules out of process: a driver, a timer or a
+// scheduler policy served by a separate binary, launched and supervised
+// with hashicorp/go-plugin over gRPC, and selected by configuration like
+// any built-in module:
 //
 //	driver:
 //	  kind: plugin
 //	  path: ./epoll-driver         # plugins/examples/epoll-driver
 //	  sha256: <the binary's SHA-256>
+//	timer:
+//	  kind: plugin
+//	  path: ./wheel-timer          # plugins/examples/wheel-timer
+//	  sha256: <digest>
+//	scheduler:
+//	  kind: plugin
+//	  path: ./priority-policy      # plugins/examples/priority-policy
+//	  sha256: <digest>
 //
-// Importing the package registers the module "plugin" of kind driver (see
-// Config for its keys). Third parties write plugin binaries with package
-// plugins/sdk: sdk.ServeDriver(name, factory) is the whole main function.
+// Importing the package registers the module "plugin" for the kinds
+// driver, timer and scheduler (see Config for its keys). Third parties
+// write plugin binaries with package plugins/sdk: sdk.ServeDriver,
+// sdk.ServeTimer or sdk.ServeSchedulerPolicy is the whole main function.
 //
 // # Launch and handshake
 //
@@ -53,9 +63,63 @@
 // that falls behind; crashes fail every pending operation with an error
 // naming the plugin, and the process is restarted with backoff.
 //
+// # Timer plugins
+//
+// See Timer. The host keeps the authoritative table of armed entries and
+// the plugin keeps them in its own structure (the example serves
+// timers/wheel). Inserts and cancels are appended to the session's
+// outgoing frame and travel in a batch with the next Fire that needs the
+// plugin; Cancel and Len answer from the host's table.
+//
+// The host's clock is the only clock. The plugin builds its timer on a
+// mirror clock that the host moves forward: a session starts with the
+// host's current instant, and each Fire request carries the instant to
+// fire at; the plugin fires what is due at it and answers with the ids it
+// expired and its next deadline. Expirations are applied on the host: the
+// entries are marked fired and their wakers woken on the goroutine that
+// called Fire, so wakers may re-enter the timer. The host caches a lower
+// bound of the next deadline (the plugin's latest answer, lowered by every
+// deadline armed since its request), so NextDeadline, parking and a Fire
+// before the deadline need no call at all. Because of that cache a virtual
+// clock that auto-advances may stop at the deadline of a cancelled entry
+// once, firing nothing, before it reaches the next real one.
+//
+// Several timers may share one process (StartTimerPlugin, one session
+// each); the supervisor watches the process through go-plugin's gRPC
+// health service. While no process serves a timer, Fire fires due entries
+// from the host's table at their exact deadlines, and a restarted process
+// receives every armed entry again: a crash loses no timer. core.Timer has
+// no Close; Timer implements io.Closer for the runtime that owns it.
+//
+// The timer conformance suite (core/conformance.Timer) and the time API
+// suite (conformance.TimingRuntime) pass against the example out of
+// process, every behaviour of both; the only difference from the wheel in
+// process is a round trip per Fire that fires something. The module's
+// tests skip one behaviour by default, HoursOfVirtualTimePassWithoutWaiting:
+// it is 46,000 sequential round trips, whose wall time on a loaded machine
+// can cross the suite's fixed 30 s watchdog (WEFT_PLUGINS_HOURS=1 runs it).
+//
+// # Scheduler policy plugins
+//
+// See Scheduler: the module "plugin" of kind scheduler is a
+// single-threaded scheduler (like currentthread) whose run order a policy
+// plugin decides. The host keeps the tasks; the policy (package policy)
+// receives batches of events (Spawned with the task's priority and name,
+// Woken, Polled, Completed) and answers each with the ids of the tasks to
+// run next. A task's priority comes from SpawnWith, which hands it to the
+// scheduler during the spawn; plain core.Spawn gives priority 0. The
+// scheduler waits for an answer only when it has a choice (more than one
+// runnable task) and something changed since its last request, and at
+// most DecisionTimeout: a slow or crashed policy is bypassed and tasks run
+// in FIFO order until it catches up or is restarted, when it first
+// receives the runnable tasks again. The scheduler conformance suite
+// passes against the example priority policy out of process.
+//
 // # Graceful shutdown
 //
 // Closing a module ends its session (the plugin drops its pending
-// operations and closes its driver), then asks go-plugin to stop the
-// process, which is killed if it has not exited two seconds later.
+// operations and closes its driver; a timer or policy session simply
+// ends), then asks go-plugin to stop the process, which is killed if it
+// has not exited two seconds later. A scheduler closes its policy in
+// Shutdown; a timer closes its plugin in Close.
 package plugins

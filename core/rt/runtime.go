@@ -24,6 +24,7 @@ package rt
 import (
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"sync"
 	"sync/atomic"
@@ -122,6 +123,11 @@ func New(comp *config.Composition, opts ...Option) (_ *Runtime, err error) {
 			return nil, fmt.Errorf("weft: timer module %q returned %T, not a core.Timer", comp.Timer.Name, tAny)
 		}
 		r.time.Timer = timer
+		defer func() {
+			if err != nil {
+				r.closeTimer()
+			}
+		}()
 	}
 
 	// The driver factory: the scheduler decides how many drivers it needs.
@@ -310,7 +316,21 @@ func (r *Runtime) shutdownScheduler() {
 	r.shutdownOnce.Do(func() {
 		r.closed.Store(true)
 		r.sched.Shutdown()
+		r.closeTimer()
 	})
+}
+
+// closeTimer releases the timer when it holds resources of its own (an
+// io.Closer, such as a timer served by a plugin process). It runs after
+// the scheduler has stopped, when no task can arm a timer any more.
+func (r *Runtime) closeTimer() {
+	c, ok := r.time.Timer.(io.Closer)
+	if !ok {
+		return
+	}
+	if err := c.Close(); err != nil && r.log != nil {
+		r.log.Error("weft: closing the timer", "err", err)
+	}
 }
 
 // IsShutdown reports whether the runtime has started shutting down.

@@ -18,6 +18,7 @@ var pluginsCommand = &command{
 	usage: `usage: weft plugins inspect [--sha256 HEX] PATH [ARG ...]
        weft plugins list [--config FILE]
        weft plugins serve-driver NAME
+       weft plugins serve-timer NAME
 
 Inspect starts the plugin binary at PATH, completes go-plugin's handshake
 (magic cookie, protocol version, AutoMTLS), asks the plugin what it serves
@@ -36,7 +37,8 @@ a plugin binary of its own, e.g.
   driver: {kind: plugin, path: /usr/local/bin/weft, sha256: <digest>,
            args: [plugins, serve-driver, epoll]}
 
-It is meant to be started by a host, not by hand.
+Serve-timer does the same for a compiled-in timer module. Both are meant
+to be started by a host, not by hand.
 
 Inspect and list exit 1 when a plugin fails its checks.
 `,
@@ -56,11 +58,13 @@ func runPlugins(args []string, stdout, stderr io.Writer) int {
 		return runPluginsList(args[1:], stdout, stderr)
 	case "serve-driver":
 		return runPluginsServeDriver(args[1:], stderr)
+	case "serve-timer":
+		return runPluginsServeTimer(args[1:], stderr)
 	case "-h", "-help", "--help", "help":
 		fmt.Fprint(stdout, pluginsCommand.usage)
 		return exitOK
 	}
-	fmt.Fprintf(stderr, "weft plugins: unknown subcommand %q (valid: inspect, list, serve-driver)\n", args[0])
+	fmt.Fprintf(stderr, "weft plugins: unknown subcommand %q (valid: inspect, list, serve-driver, serve-timer)\n", args[0])
 	return exitUsage
 }
 
@@ -157,6 +161,38 @@ func runPluginsServeDriver(args []string, stderr io.Writer) int {
 			return nil, err
 		}
 		return d.(core.Driver), nil
+	})
+	return exitOK
+}
+
+// runPluginsServeTimer serves a compiled-in timer module as a plugin,
+// built on the clock the host mirrors to it. It returns only on a usage
+// error: serving ends the process.
+func runPluginsServeTimer(args []string, stderr io.Writer) int {
+	if len(args) != 1 {
+		fmt.Fprintln(stderr, "usage: weft plugins serve-timer NAME")
+		return exitUsage
+	}
+	name := args[0]
+	if name == plugins.ModuleName {
+		fmt.Fprintln(stderr, "weft plugins serve-timer: a plugin cannot serve the plugin timer")
+		return exitUsage
+	}
+	m, err := core.Lookup(core.KindTimer, name)
+	if err != nil {
+		fmt.Fprintf(stderr, "weft plugins serve-timer: %v\n", err)
+		return exitUsage
+	}
+	sdk.ServeTimer(name, func(clock core.Clock) (core.Timer, error) {
+		var cfg any
+		if m.NewConfig != nil {
+			cfg = m.NewConfig()
+		}
+		t, err := m.New(cfg, &core.TimerParams{Clock: clock, Shards: 1})
+		if err != nil {
+			return nil, err
+		}
+		return t.(core.Timer), nil
 	})
 	return exitOK
 }

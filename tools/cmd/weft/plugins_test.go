@@ -66,5 +66,17 @@ func TestPluginsServeDriverNeedsACompiledInDriver(t *testing.T) {
 
 	status, _, stderr = weft("plugins", "frobnicate")
 	assert.Equal(t, exitUsage, status)
-	assert.Contains(t, stderr, `unknown subcommand "frobnicate" (valid: inspect, list, serve-driver)`)
+	assert.Contains(t, stderr, `unknown subcommand "frobnicate" (valid: inspect, list, serve-driver, serve-timer)`)
+}
+
+func TestPluginsInspectReportsATimerServedByTheWeftExecutable(t *testing.T) {
+	path, digest := selfPlugin(t)
+	status, stdout, stderr := weft("plugins", "inspect", "--sha256", digest, path, "plugins", "serve-timer", "heap")
+	require.Equal(t, exitOK, status, stderr)
+	assert.Regexp(t, `(?m)^kind +timer$`, stdout)
+	assert.Regexp(t, `(?m)^module +heap$`, stdout)
+
+	status, _, stderr = weft("plugins", "serve-timer", "nosuch")
+	assert.Equal(t, exitUsage, status)
+	assert.Contains(t, stderr, `unknown timer kind "nosuch"`)
 }
