@@ -44,6 +44,30 @@
 // moves on when it is reused, so a late cancel or completion never
 // reaches the wrong operation.
 //
+// # A ring per worker
+//
+// A runtime whose workers each own a driver (the percore scheduler) has
+// several rings in one process, while a handle belongs to the driver that
+// created it: a file opened on one worker, a connection accepted on
+// another. An operation is submitted to the ring of the worker that
+// first polls it (core.Context.Worker().Driver()) when that is another
+// open Driver of this package, and to its handle's own ring otherwise, so
+// the request runs inline on the polling worker's thread, that worker's
+// Park reaps it, and the completion wakes the task on the worker that
+// owns it, with no other worker involved. Descriptor numbers are
+// process-wide, so any ring may name the descriptor; a handle's driver
+// (its home) still registers the descriptors an accept or an open
+// returns on it, and owns the close. Closing needs the one extra step: a
+// descriptor may be closed only once no ring holds an unconsumed entry
+// naming it, and the home's ring position says nothing of another ring.
+// So a close that fails an operation held by another ring cancels it in
+// that ring and waits until that ring has consumed everything published
+// so far (the entry and the cancel), and a Drop of such an operation does
+// the same before it removes the operation from its handle's list.
+// Closing a ring fails the operations other drivers' handles submitted
+// to it with core.ErrDriverClosed and cancels them; their handles stay
+// open. With one driver shared by every worker nothing of this applies.
+//
 // # Submission: concurrent, batched
 //
 // Operations may be submitted from any goroutine (a work-stealing

@@ -170,7 +170,10 @@ func (d *Driver) push(o *op, fd int32) (flush bool, err error) {
 	e.userData = o.ud
 	d.r.publish()
 	d.inflight.Add(1)
-	if o.rec != nil {
+	if o.rec != nil && d == o.home {
+		// Positions are per ring: a foreign ring's entries are made
+		// consumed before the home closes the descriptor by fail and
+		// drop instead.
 		o.rec.lastPos = d.r.tail
 	}
 	return d.shouldFlush(), nil
@@ -290,6 +293,18 @@ func (d *Driver) waitConsumed(pos uint32) {
 		if tries > 0 {
 			runtime.Gosched()
 		}
+	}
+}
+
+// drainSQ waits until the kernel has consumed every entry published to
+// the SQ so far (see waitConsumed). A closing home driver uses it on the
+// ring of an operation submitted to another ring.
+func (d *Driver) drainSQ() {
+	d.sqMu.Lock()
+	dead, pos := d.sqDead, d.r.tail
+	d.sqMu.Unlock()
+	if !dead {
+		d.waitConsumed(pos)
 	}
 }
 
@@ -520,6 +535,7 @@ func (d *Driver) Close() error {
 		d.closeRec(rec, errDriverClosed, true)
 	}
 	d.closeRec(&d.misc, errDriverClosed, false)
+	d.failForeign()
 	_ = d.flush()
 	// Wait for the cancelled operations' completions. Socket operations
 	// waiting for readiness are cancelled at once; a file operation
@@ -551,6 +567,35 @@ func (d *Driver) Close() error {
 	}
 	d.r.close()
 	return nil
+}
+
+// failForeign fails the operations other drivers' handles submitted to
+// this ring (see op.pickRing), which no closeRec of this driver reaches,
+// and cancels them. Close calls it after setting sqClosing, so the table
+// gains no operation meanwhile, and holding parkMu, so none is reaped.
+func (d *Driver) failForeign() {
+	d.sqMu.Lock()
+	var ops []*op
+	for _, o := range d.table.slots {
+		if o != nil && o.foreign() {
+			ops = append(ops, o)
+		}
+	}
+	d.sqMu.Unlock()
+	for _, o := range ops {
+		rec := o.rec
+		rec.mu.Lock()
+		rec.unlink(o)
+		// failLocked, not fail: the cancel goes to this ring, here.
+		w, ud, _ := o.failLocked(errDriverClosed)
+		if ud != 0 {
+			d.cancel(ud)
+		}
+		rec.mu.Unlock()
+		if w != nil {
+			w.Wake()
+		}
+	}
 }
 
 // closeDrainLimit bounds Close's wait for cancelled operations.

@@ -19,7 +19,7 @@ func (d *Driver) newOp(h core.Handle, kind opKind) (*op, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &op{d: d, rec: rec, kind: kind}, nil
+	return &op{d: d, home: d, rec: rec, kind: kind}, nil
 }
 
 // intFuture is the future of the operations that resolve to a byte count.
@@ -28,12 +28,24 @@ type intFuture struct {
 	err error // failed before it started (stale handle, bad address)
 }
 
+// opFuture is an intFuture with its op, allocated together: one
+// allocation per read or write instead of two. The op is referenced by
+// address (the ring's table, the record's list), which keeps the whole
+// block reachable as long as either part is.
+type opFuture struct {
+	intFuture
+	op op
+}
+
 func (d *Driver) intOp(h core.Handle, kind opKind, p []byte, bufs [][]byte) *intFuture {
-	o, err := d.newOp(h, kind)
-	f := &intFuture{o: o, err: err}
-	if o == nil {
-		return f
+	rec, err := d.lookup(h)
+	if err != nil {
+		return &intFuture{err: err}
 	}
+	b := &opFuture{op: op{d: d, home: d, rec: rec, kind: kind}}
+	o := &b.op
+	b.o = o
+	f := &b.intFuture
 	if o.rec.kind == kindFile {
 		switch kind {
 		case kRecv:
@@ -244,7 +256,7 @@ func (f *acceptFuture) Poll(cx *core.Context) (core.Result[core.Accepted], bool)
 	if err != nil {
 		return core.Result[core.Accepted]{Err: err}, true
 	}
-	h, _, err := o.d.register(int(res), kindStream, o.rec.network)
+	h, _, err := o.home.register(int(res), kindStream, o.rec.network)
 	if err != nil {
 		unix.Close(int(res))
 		return core.Result[core.Accepted]{Err: err}, true
@@ -296,7 +308,7 @@ func (f *connectFuture) Poll(cx *core.Context) (core.Result[core.Handle], bool) 
 			return f.fail(err)
 		}
 		f.h = h
-		f.o = &op{d: f.d, rec: rec, kind: kConnect, x: &opExtra{}}
+		f.o = &op{d: f.d, home: f.d, rec: rec, kind: kConnect, x: &opExtra{}}
 		if f.o.x.salen, err = sockets.PutRaw(f.to.Sockaddr, &f.o.x.sa); err != nil {
 			return f.fail(err)
 		}
@@ -345,7 +357,7 @@ type handleFuture struct{ intFuture }
 // directory, close-on-exec) and resolves to a file handle. Dropped after
 // the kernel opened the file, the file is closed.
 func (d *Driver) OpenFile(path string, flag int, perm uint32) core.Future[core.Result[core.Handle]] {
-	f := &handleFuture{intFuture{o: &op{d: d, rec: &d.misc, kind: kOpen, x: &opExtra{}}}}
+	f := &handleFuture{intFuture{o: &op{d: d, home: d, rec: &d.misc, kind: kOpen, x: &opExtra{}}}}
 	b, err := unix.ByteSliceFromString(path)
 	if err != nil {
 		f.err = &os.PathError{Op: "open", Path: path, Err: err}
@@ -372,7 +384,7 @@ func (f *handleFuture) Poll(cx *core.Context) (core.Result[core.Handle], bool) {
 	if err != nil {
 		return core.Result[core.Handle]{Err: err}, true
 	}
-	h, _, err := o.d.register(int(res), kindFile, "file")
+	h, _, err := o.home.register(int(res), kindFile, "file")
 	if err != nil {
 		unix.Close(int(res))
 		return core.Result[core.Handle]{Err: err}, true
@@ -420,7 +432,7 @@ func (d *Driver) CloseFile(h core.Handle) core.Future[core.Result[core.Unit]] {
 		return &unitFuture{intFuture{err: err}, "close"}
 	}
 	d.closeRec(rec, errClosed, false)
-	o := &op{d: d, rec: &d.misc, kind: kClose, fd: int32(rec.fd)}
+	o := &op{d: d, home: d, rec: &d.misc, kind: kClose, fd: int32(rec.fd)}
 	o.started = true
 	o.arm(core.NoopWaker)
 	o.mu.Lock()

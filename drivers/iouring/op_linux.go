@@ -55,6 +55,19 @@ var kindNames = [...]string{
 // for Go's collector (which never moves heap objects) until the final
 // completion arrives, whatever happened to the future meanwhile.
 //
+// Two drivers are involved. home is the driver whose handle table holds
+// rec (the descriptor's owner: it closes the descriptor and registers the
+// descriptors an accept or an open returns). d is the ring the request is
+// submitted to, whose operation table holds the op and whose Park reaps
+// its completion. They are the same driver unless the op was first polled
+// by a worker whose own driver is another io_uring Driver of this process
+// (a per-core runtime has one ring per worker): then d is that worker's
+// ring (see pickRing), so the request is submitted, executed inline and
+// reaped on the thread that runs the task, and its completion wakes the
+// task on its own worker. A descriptor number means the same file in
+// every ring of the process, so only closing needs care: see fail, drop
+// and Driver.Close.
+//
 // State (under mu):
 //
 //	inFlight   submitted, final completion not reaped
@@ -74,7 +87,8 @@ var kindNames = [...]string{
 //	fail:      (a close) ready = true with the close's error;
 //	           inFlight? abandoned = true, cancel : ready result cleaned up
 type op struct {
-	d    *Driver
+	d    *Driver // the ring it is submitted to
+	home *Driver // the driver that owns rec
 	rec  *fileRec
 	kind opKind
 
@@ -213,6 +227,29 @@ func (o *op) setBufs(bufs [][]byte) {
 	}
 }
 
+// pickRing chooses the ring o is submitted to, before its first
+// submission (o is in no ring's table): the polling worker's own driver
+// when that is another open io_uring Driver of this process, otherwise
+// its home. A runtime with one shared driver always uses that one. An
+// open (whose record is the driver's misc list, not a handle) and a
+// close stay at home.
+func (o *op) pickRing(cx *core.Context) {
+	o.d = o.home
+	if o.rec == &o.home.misc {
+		return
+	}
+	w := cx.Worker()
+	if w == nil {
+		return
+	}
+	if local, ok := w.Driver().(*Driver); ok && local != o.home && !local.closed.Load() {
+		o.d = local
+	}
+}
+
+// foreign reports whether o is submitted to a ring other than its home.
+func (o *op) foreign() bool { return o.d != o.home }
+
 // arm submits o, the first time or again after a retryable result,
 // registering w to be woken by its completion. A closed handle or driver
 // resolves o at once with the close's error.
@@ -276,12 +313,36 @@ func (o *op) cleanup(res int32) {
 
 // fail resolves o with err because its handle or driver closed (caller
 // holds rec.mu). It returns the waker to wake, and, if the kernel still
-// holds o, its user_data for a cancel.
+// holds o in its home ring, its user_data for the caller to cancel there.
+//
+// An op in a foreign ring is cancelled here, in its own ring, and fail
+// returns inFlight false so that the caller does not cancel it in the
+// wrong one. The home closes the descriptor once its own ring has
+// consumed every entry naming it, which says nothing of the foreign ring:
+// so fail also waits until that ring has consumed everything published
+// so far, o's entry and the cancel included (o.inFlight was set, under
+// rec.mu, after the entry was published). This is done for a dropped op
+// too (taken, still in flight): drop abandons it before it unlinks it.
 func (o *op) fail(err error) (w core.Waker, ud uint64, inFlight bool) {
+	w, ud, inFlight = o.failLocked(err)
+	if o.foreign() && inFlight {
+		if ud != 0 {
+			o.d.cancel(ud)
+		}
+		o.d.drainSQ()
+		return w, 0, false
+	}
+	return w, ud, inFlight
+}
+
+// failLocked is fail's state change under o.mu. For a taken op it
+// reports only whether the kernel still holds it (ud 0: nothing to
+// cancel; its owner did).
+func (o *op) failLocked(err error) (w core.Waker, ud uint64, inFlight bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.taken {
-		return nil, 0, false
+		return nil, 0, o.inFlight && o.foreign()
 	}
 	if o.ready && o.err == nil {
 		o.cleanup(o.res)
@@ -304,6 +365,7 @@ func (o *op) poll(cx *core.Context) (int32, error, bool) {
 			return 0, nil, false
 		}
 		o.started = true
+		o.pickRing(cx)
 		o.arm(cx.Waker())
 	}
 	for {
@@ -371,6 +433,18 @@ func (o *op) drop() {
 		o.cleanup(o.res)
 	}
 	o.mu.Unlock()
+	if inFlight && o.foreign() {
+		// Cancel in o's own ring and make that ring consume the entry
+		// before o leaves the record's list: once unlinked, a close of
+		// the handle no longer sees o, and its home ring's progress
+		// says nothing of this ring's (see fail).
+		o.rec.mu.Lock()
+		o.d.cancel(ud)
+		o.d.drainSQ()
+		o.rec.unlink(o)
+		o.rec.mu.Unlock()
+		return
+	}
 	o.rec.mu.Lock()
 	o.rec.unlink(o)
 	o.rec.mu.Unlock()
@@ -390,6 +464,8 @@ func (o *op) rearm(p []byte) bool {
 		return false
 	}
 	o.p = p
+	// Not started: the next poll picks the ring again (o is in no
+	// ring's table now).
 	o.started, o.taken, o.ready, o.res = false, false, false, 0
 	return true
 }

@@ -52,8 +52,13 @@
 //     send, a released lock): worker j's run queue, j owning it next;
 //   - woken from anywhere else (its owner's driver, a timer, another
 //     goroutine): its owner's mailbox, and the owner is unparked through
-//     its driver, so a task keeps running on the core whose driver holds
-//     its I/O;
+//     its driver, so a task keeps running on its core. Its I/O is on
+//     that core's driver only if the driver submits an operation to the
+//     polling worker's instance: drivers/iouring does (an operation runs
+//     on the ring of the worker that polls it, whichever worker's driver
+//     opened its handle); a driver that keeps each handle's operations on
+//     the instance that created it has a completion on one worker wake a
+//     task owned by another, through the mailbox and an Unpark;
 //   - an owner whose mailbox is closed (failed or shutting down): the global
 //     queue;
 //   - spawned by a task on worker j: j's run queue when that is empty or

@@ -6,6 +6,7 @@ require (
 	github.com/stretchr/testify v1.12.1
 	github.com/weftrt/weft/core v0.1.0
 	github.com/weftrt/weft/drivers/epoll v0.1.0
+	github.com/weftrt/weft/drivers/iouring v0.1.0
 	github.com/weftrt/weft/timers/wheel v0.1.0
 	go.uber.org/goleak v1.3.0
 	golang.org/x/sys v0.32.0
@@ -34,6 +35,7 @@ require (
 replace (
 	github.com/weftrt/weft/core => ../../core
 	github.com/weftrt/weft/drivers/epoll => ../../drivers/epoll
+	github.com/weftrt/weft/drivers/iouring => ../../drivers/iouring
 	github.com/weftrt/weft/schedulers/currentthread => ../currentthread
 	github.com/weftrt/weft/schedulers/workstealing => ../workstealing
 	github.com/weftrt/weft/timers/wheel => ../../timers/wheel
