@@ -169,7 +169,7 @@ func (f *File) ReadAt(p []byte, off int64) core.Future[core.Result[int]] {
 		return ready(0, f.closedErr("read"))
 	}
 	if f.fio != nil {
-		return &driverRW{f: f, p: p, inner: readAtFull(f.fio, f.h, p, off), op: "read"}
+		return &driverRW{f: f, p: p, at: atFull{fio: f.fio, h: f.h, p: p, off: off}, op: "read"}
 	}
 	file := f.f
 	return &copyOut{p: p, inner: newBlockingOp(f.spawn, func() ([]byte, error) {
@@ -187,7 +187,7 @@ func (f *File) Write(p []byte) core.Future[core.Result[int]] {
 		return ready(0, f.closedErr("write"))
 	}
 	if f.fio != nil {
-		return &driverRW{f: f, p: p, inner: writeAtFull(f.fio, f.h, p, f.off), op: "write", seq: true}
+		return &driverRW{f: f, p: p, at: atFull{fio: f.fio, h: f.h, p: p, off: f.off, write: true}, op: "write", seq: true}
 	}
 	file, data := f.f, clone(p)
 	return newBlockingOp(f.spawn, func() (int, error) { return file.Write(data) }, nil)
@@ -200,7 +200,7 @@ func (f *File) WriteAt(p []byte, off int64) core.Future[core.Result[int]] {
 		return ready(0, f.closedErr("write"))
 	}
 	if f.fio != nil {
-		return &driverRW{f: f, p: p, inner: writeAtFull(f.fio, f.h, p, off), op: "write"}
+		return &driverRW{f: f, p: p, at: atFull{fio: f.fio, h: f.h, p: p, off: off, write: true}, op: "write"}
 	}
 	file, data := f.f, clone(p)
 	return newBlockingOp(f.spawn, func() (int, error) { return file.WriteAt(data, off) }, nil)
@@ -271,15 +271,25 @@ func (c *copyOut) Drop() { c.inner.Drop() }
 // sequential operation advances the position, and a read of nothing at the
 // position is the end of the file.
 type driverRW struct {
-	f     *File
-	p     []byte
+	f *File
+	p []byte
+	// inner is the driver's operation (a sequential read, which may be
+	// short); when it is nil the operation is at, held by value so that a
+	// whole-buffer read or write costs one allocation less.
 	inner core.Future[core.Result[int]]
+	at    atFull
 	op    string
 	seq   bool
 }
 
 func (d *driverRW) Poll(cx *core.Context) (core.Result[int], bool) {
-	r, ok := d.inner.Poll(cx)
+	var r core.Result[int]
+	var ok bool
+	if d.inner != nil {
+		r, ok = d.inner.Poll(cx)
+	} else {
+		r, ok = d.at.Poll(cx)
+	}
 	if !ok {
 		return core.Result[int]{}, false
 	}
@@ -293,7 +303,13 @@ func (d *driverRW) Poll(cx *core.Context) (core.Result[int], bool) {
 	return r, true
 }
 
-func (d *driverRW) Drop() { core.Drop(d.inner) }
+func (d *driverRW) Drop() {
+	if d.inner != nil {
+		core.Drop(d.inner)
+		return
+	}
+	d.at.Drop()
+}
 
 // mapErr wraps a driver operation's error in a *fs.PathError.
 type mapErr[T any] struct {

@@ -8,18 +8,14 @@ import (
 	"github.com/weftrt/weft/core"
 )
 
-// readAtFull reads len(p) bytes at off through a FileIO driver, issuing as
-// many reads as it takes: io.ReaderAt's contract on top of reads that may
-// be short.
-func readAtFull(fio core.FileIO, h core.Handle, p []byte, off int64) core.Future[core.Result[int]] {
-	return &atFull{fio: fio, h: h, p: p, off: off}
-}
-
 // writeAtFull writes all of p at off through a FileIO driver.
 func writeAtFull(fio core.FileIO, h core.Handle, p []byte, off int64) core.Future[core.Result[int]] {
 	return &atFull{fio: fio, h: h, p: p, off: off, write: true}
 }
 
+// atFull reads len(p) bytes at off through a FileIO driver (or writes all
+// of p), issuing as many operations as it takes: io.ReaderAt's and
+// io.WriterAt's contracts on top of operations that may be short.
 type atFull struct {
 	fio   core.FileIO
 	h     core.Handle
