@@ -3,6 +3,7 @@ package co
 import (
 	"iter"
 	"sync"
+	"sync/atomic"
 )
 
 // job is what a coroutine runs: a coroutine task's body.
@@ -69,10 +70,14 @@ func getCoro() *coro {
 		return c
 	}
 	pool.mu.Unlock()
+	started.Add(1)
 	c := new(coro)
 	c.next, c.stop = iter.Pull(c.loop)
 	return c
 }
+
+// started counts the coroutines ever started, for the tests of reuse.
+var started atomic.Int64
 
 // putCoro returns a coroutine whose job has finished to the pool, or ends
 // it when the pool is full.

@@ -1,0 +1,5 @@
+package co
+
+// Started returns the number of coroutines started since the process began
+// (every one the pool could not reuse).
+func Started() int64 { return started.Load() }
