@@ -2,6 +2,7 @@ package workstealing_test
 
 import (
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -112,3 +113,32 @@ func rootThen(first func(cx *core.Context), c *countdown) core.Future[core.Unit]
 }
 
 func spawn(cx *core.Context, f core.Future[core.Unit]) { core.Spawn(cx, f) }
+
+// countdown is the shared end of a workload: tasks count down, and the
+// one that reaches zero wakes the waiter.
+type countdown struct {
+	left  atomic.Int64
+	waker core.AtomicWaker
+}
+
+func (c *countdown) reset(n int) { c.left.Store(int64(n)) }
+
+func (c *countdown) done() {
+	if c.left.Add(-1) == 0 {
+		c.waker.Wake()
+	}
+}
+
+// Poll is ready once the count reached zero.
+func (c *countdown) Poll(cx *core.Context) (core.Unit, bool) {
+	if c.left.Load() == 0 {
+		return core.Unit{}, true
+	}
+	c.waker.Register(cx.Waker())
+	return core.Unit{}, c.left.Load() == 0
+}
+
+// tick is a task that counts down once.
+type tick struct{ c *countdown }
+
+func (t tick) Poll(*core.Context) (core.Unit, bool) { t.c.done(); return core.Unit{}, true }
