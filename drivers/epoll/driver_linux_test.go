@@ -4,7 +4,6 @@ package epoll
 
 import (
 	"errors"
-	"net"
 	"sync"
 	"syscall"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/drivers/internal/drivertest"
 	"github.com/weftrt/weft/drivers/internal/readiness"
 )
 
@@ -40,16 +40,6 @@ func socketPair(t *testing.T, d *Driver) (core.Handle, int) {
 	}
 	t.Cleanup(func() { unix.Close(fds[1]) })
 	return h, fds[1]
-}
-
-// chanWaker signals a channel, without blocking, when woken.
-type chanWaker chan struct{}
-
-func (c chanWaker) Wake() {
-	select {
-	case c <- struct{}{}:
-	default:
-	}
 }
 
 func TestParkTimeoutsRoundUpToWholeMilliseconds(t *testing.T) {
@@ -95,144 +85,16 @@ func TestUnparkFromAnotherGoroutineEndsABlockingPark(t *testing.T) {
 	}
 }
 
-func TestDroppingAPendingReadRemovesItsWaiter(t *testing.T) {
-	d := newTestDriver(t)
-	h, _ := socketPair(t, d)
-	io := d.slab.Get(h)
-	reads := []core.Future[core.Result[int]]{d.Read(h, make([]byte, 8)), d.Read(h, make([]byte, 8))}
-	for _, r := range reads {
-		if _, ok := r.Poll(core.NewContext(nil)); ok {
-			t.Fatal("a read with no data resolved")
-		}
-	}
-	if io.Waiters() != 2 {
-		t.Fatalf("%d waiters for two pending reads", io.Waiters())
-	}
-	core.Drop(reads[0])
-	if io.Waiters() != 1 {
-		t.Fatalf("%d waiters after dropping one of two reads", io.Waiters())
-	}
-	core.Drop(reads[1])
-	if io.Waiters() != 0 {
-		t.Fatal("a dropped read left its waiter")
-	}
-}
-
-func TestAReadWokenByAnEventGetsTheBytes(t *testing.T) {
-	d := newTestDriver(t)
-	h, peer := socketPair(t, d)
-	woken := make(chanWaker, 1)
-	buf := make([]byte, 8)
-	read := d.Read(h, buf)
-	cx := core.NewContext(woken)
-	if _, ok := read.Poll(cx); ok {
-		t.Fatal("a read with no data resolved")
-	}
-	if _, err := unix.Write(peer, []byte("hey")); err != nil {
-		t.Fatal(err)
-	}
-	for len(woken) == 0 {
-		if err := d.Park(-1); err != nil {
-			t.Fatal(err)
-		}
-	}
-	res, ok := read.Poll(cx)
-	if !ok || res.Err != nil || string(buf[:res.Value]) != "hey" {
-		t.Fatalf("read after the wake = %+v, %v", res, ok)
-	}
-}
-
-func TestClosingAHandleWakesItsPendingOperationsWithErrClosed(t *testing.T) {
-	d := newTestDriver(t)
-	h, _ := socketPair(t, d)
-	woken := make(chanWaker, 1)
-	read := d.Read(h, make([]byte, 8))
-	cx := core.NewContext(woken)
-	read.Poll(cx)
-	if err := d.CloseHandle(h); err != nil {
-		t.Fatal(err)
-	}
-	<-woken
-	res, ok := read.Poll(cx)
-	if !ok || !errors.Is(res.Err, net.ErrClosed) {
-		t.Fatalf("pending read after CloseHandle = %+v, %v; want net.ErrClosed", res, ok)
-	}
-	if err := d.CloseHandle(h); !errors.Is(err, net.ErrClosed) {
-		t.Fatalf("second CloseHandle = %v, want net.ErrClosed", err)
-	}
-	if d.Handles() != 0 {
-		t.Fatal("the closed handle is still registered")
-	}
-}
-
-func TestClosingTheDriverFailsPendingOperationsAndLaterCalls(t *testing.T) {
-	d := newTestDriver(t)
-	h, _ := socketPair(t, d)
-	woken := make(chanWaker, 1)
-	read := d.Read(h, make([]byte, 8))
-	cx := core.NewContext(woken)
-	read.Poll(cx)
-	if err := d.Close(); err != nil {
-		t.Fatal(err)
-	}
-	<-woken
-	res, _ := read.Poll(cx)
-	if !errors.Is(res.Err, core.ErrDriverClosed) || !errors.Is(res.Err, net.ErrClosed) {
-		t.Fatalf("pending read after Close = %v; want core.ErrDriverClosed and net.ErrClosed", res.Err)
-	}
-	if err := d.Park(0); !errors.Is(err, core.ErrDriverClosed) {
-		t.Fatalf("Park after Close = %v", err)
-	}
-	if _, _, err := d.Listen("tcp", "127.0.0.1:0", core.SocketOptions{}); !errors.Is(err, core.ErrDriverClosed) {
-		t.Fatalf("Listen after Close = %v", err)
-	}
-	if res, _ := d.Write(h, []byte("x")).Poll(cx); !errors.Is(res.Err, core.ErrDriverClosed) {
-		t.Fatalf("Write after Close = %v", res.Err)
-	}
-	d.Unpark() // harmless
-	if err := d.Close(); err != nil {
-		t.Fatal("a second Close failed:", err)
-	}
-}
-
-func TestAStaleHandleFailsWithErrClosedEvenAfterItsSlotIsReused(t *testing.T) {
-	d := newTestDriver(t)
-	old, _ := socketPair(t, d)
-	if err := d.CloseHandle(old); err != nil {
-		t.Fatal(err)
-	}
-	fresh, _ := socketPair(t, d)
-	if uint32(fresh) != uint32(old) {
-		t.Fatal("the slot was not reused; the test needs it to be")
-	}
-	res, _ := d.Write(old, []byte("x")).Poll(core.NewContext(nil))
-	if !errors.Is(res.Err, net.ErrClosed) {
-		t.Fatalf("write on the stale handle = %v, want net.ErrClosed", res.Err)
-	}
-	if _, err := d.LocalAddr(old); !errors.Is(err, net.ErrClosed) {
-		t.Fatalf("LocalAddr of the stale handle = %v", err)
-	}
-}
-
-func TestUnknownOptionsNetworksAndDirectionsAreClearErrors(t *testing.T) {
-	d := newTestDriver(t)
-	h, _ := socketPair(t, d)
-	if err := d.SetOption(h, core.SocketOption(200), 1); err == nil {
-		t.Fatal("an unknown socket option was accepted")
-	}
-	if err := d.Shutdown(h, core.ShutdownHow(9)); err == nil {
-		t.Fatal("an unknown shutdown direction was accepted")
-	}
-	var unknown net.UnknownNetworkError
-	if _, _, err := d.Listen("sctp", ":0", core.SocketOptions{}); !errors.As(err, &unknown) {
-		t.Fatalf("Listen on sctp = %v", err)
-	}
-	if _, _, err := d.Listen("udp", "127.0.0.1:0", core.SocketOptions{}); err == nil {
-		t.Fatal("Listen accepted a datagram network")
-	}
-	if _, _, err := d.Bind("tcp", "127.0.0.1:0", core.SocketOptions{}); err == nil {
-		t.Fatal("Bind accepted a stream network")
-	}
+// The readiness machinery (waiter lists, wake-ups, closing, stale handles,
+// argument errors), by the tests epoll and kqueue share.
+func TestReadinessMachinery(t *testing.T) {
+	drivertest.Run(t, drivertest.Subject{
+		New: func(t *testing.T) drivertest.Driver { return newTestDriver(t) },
+		Pair: func(t *testing.T, d drivertest.Driver) (core.Handle, int) {
+			return socketPair(t, d.(*Driver))
+		},
+		IO: func(d drivertest.Driver, h core.Handle) *readiness.IO { return d.(*Driver).slab.Get(h) },
+	})
 }
 
 func TestJoiningAMulticastGroupOnLoopback(t *testing.T) {
@@ -282,7 +144,7 @@ func TestOperationsFromManyGoroutinesWhileAnotherParks(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			woken := make(chanWaker, 1)
+			woken := make(drivertest.ChanWaker, 1)
 			cx := core.NewContext(woken)
 			buf := make([]byte, 4)
 			for i := range rounds {
