@@ -65,8 +65,12 @@ type Driver struct {
 
 	// parkMu serialises Park and Close; the fields below it belong to
 	// whoever holds it.
-	parkMu      sync.Mutex
-	batch       []cqe
+	parkMu sync.Mutex
+	batch  []cqe
+	// reapedOther counts the completions reaped other than Park's own
+	// TIMEOUT entries (see Park).
+	reapedOther uint64
+	waited      bool
 	batchOps    []*op
 	wakers      []core.Waker
 	lastGosched time.Time
@@ -324,6 +328,26 @@ func (d *Driver) Park(timeout time.Duration) error {
 	if timeout != 0 {
 		d.refreshSchedTick()
 	}
+	if timeout <= 0 || d.extArg {
+		return d.park(timeout)
+	}
+	// Without EXT_ARG the bound is a TIMEOUT entry counting one other
+	// completion, and the kernel's count can be met by earlier timeouts'
+	// bookkeeping, ending the wait early with nothing reaped but the
+	// entry itself. Wait again for what is left: nothing else ended it.
+	deadline := time.Now().Add(timeout)
+	for {
+		before := d.reapedOther
+		err := d.park(timeout)
+		timeout = time.Until(deadline)
+		if err != nil || !d.waited || d.reapedOther != before || timeout <= 0 || d.closed.Load() {
+			return err
+		}
+	}
+}
+
+// park is one submit-and-wait of Park, with parkMu held.
+func (d *Driver) park(timeout time.Duration) error {
 	wait := timeout != 0
 	d.sqMu.Lock()
 	n := d.r.pending()
@@ -336,6 +360,9 @@ func (d *Driver) Park(timeout time.Duration) error {
 	if wait && (d.wakeFlag.Swap(false) || d.cqReady()) {
 		wait = false
 	}
+	// waited tells Park's loop that this round slept in the kernel; a
+	// round that did not (an Unpark came first) must end Park.
+	d.waited = wait
 	var err error
 	switch {
 	case wait:
@@ -429,6 +456,9 @@ func (d *Driver) dispatch() {
 	d.sqMu.Lock()
 	for i := range d.batch {
 		c := &d.batch[i]
+		if c.userData != udTimeout {
+			d.reapedOther++
+		}
 		var o *op
 		switch {
 		case c.userData == udWake:
