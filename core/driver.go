@@ -59,7 +59,7 @@ var ErrDriverClosed = errors.New("weft: driver closed")
 //
 // Like database/sql/driver, the core interface stays small and optional
 // capabilities are separate interfaces discovered with a type assertion:
-// [VectoredIO], [DatagramIO], [FileIO].
+// [VectoredIO], [DatagramIO], [FileIO], [QuiescentDriver].
 type Driver interface {
 	// Park waits at most timeout for I/O events and wakes the tasks whose
 	// operations can progress. A negative timeout waits until an event or
@@ -173,6 +173,31 @@ type FileIO interface {
 	WriteAt(h Handle, p []byte, off int64) Future[Result[int]]
 	Fsync(h Handle) Future[Result[Unit]]
 	CloseFile(h Handle) Future[Result[Unit]]
+}
+
+// QuiescentDriver is an optional Driver capability: the driver can tell
+// when a Park would have nothing to deliver, so that a scheduler may sleep
+// somewhere cheaper than the driver (a Go channel, woken without a system
+// call) and skip its polls.
+//
+// Quiescent reports that no descriptor is registered and no operation is
+// in flight: while it holds, a Park could end only through Unpark or its
+// timeout. It is a snapshot; a registration may follow at once.
+//
+// OnActive sets the function the driver calls each time it stops being
+// quiescent, after Quiescent has begun to report false and before the
+// registration or operation that ended the quiescence can need a Park. A
+// scheduler that checks Quiescent after announcing (with a sequentially
+// consistent atomic) that it sleeps off the driver, and whose fn looks for
+// that announcement, misses no activation: either its check sees the
+// activity or fn sees the sleeper. fn runs on the goroutine that
+// registered or submitted, possibly under the driver's locks, so it must
+// not block and must not call back into the driver. A later call replaces
+// fn; nil removes it.
+type QuiescentDriver interface {
+	Driver
+	Quiescent() bool
+	OnActive(fn func())
 }
 
 // DriverParams is what the runtime hands a driver module when it is built.

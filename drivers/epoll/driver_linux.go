@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/drivers/internal/activity"
 	"github.com/weftrt/weft/drivers/internal/readiness"
 	"github.com/weftrt/weft/drivers/internal/slab"
 	"github.com/weftrt/weft/drivers/internal/sockets"
@@ -32,7 +33,7 @@ const (
 const wakeToken = 0
 
 // Driver is the epoll driver. Create it with New; it implements
-// core.Driver, core.VectoredIO and core.DatagramIO. Every method may be
+// core.Driver, core.VectoredIO, core.DatagramIO and core.QuiescentDriver. Every method may be
 // called from any goroutine; Park calls are serialised.
 type Driver struct {
 	// Ops is the socket and I/O operations, shared with drivers/kqueue
@@ -46,6 +47,10 @@ type Driver struct {
 	// racing with Close never writes to a closed (or reused) number.
 	wake readiness.FD
 	slab *slab.Slab[readiness.IO, *readiness.IO]
+	// active counts registered descriptors, for core.QuiescentDriver. It
+	// is incremented before a descriptor joins the epoll set, so a
+	// scheduler woken by its hook parks in time for the first edge.
+	active activity.Counter
 
 	// parkMu serialises Park and Close; the fields below it belong to
 	// whoever holds it.
@@ -126,7 +131,7 @@ func (d *Driver) Park(timeout time.Duration) error {
 	if d.closed.Load() {
 		return readiness.ErrDriverClosed
 	}
-	if timeout == 0 && !d.unparkPending.Load() && d.slab.Len() == 0 {
+	if timeout == 0 && !d.unparkPending.Load() && d.active.Quiescent() {
 		// A poll with no descriptor registered and no wake-up written
 		// could only return nothing: skip the system call. Schedulers poll
 		// the driver every event interval, and a runtime that does no I/O
@@ -283,6 +288,7 @@ func (d *Driver) Close() error {
 	defer d.parkMu.Unlock()
 	var wakers []core.Waker
 	for _, io := range d.slab.CloseAll() {
+		d.active.Done()
 		io.MarkShutdown()
 		wakers = io.WakeAll(wakers)
 		io.Release()
@@ -305,10 +311,12 @@ func (d *Driver) register(fd int, kind readiness.Kind, network string, initial u
 	if !ok {
 		return 0, nil, readiness.ErrDriverClosed
 	}
+	d.active.Add()
 	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLOUT | unix.EPOLLRDHUP | unix.EPOLLET}
 	setToken(&ev, uint64(h))
 	if err := unix.EpollCtl(d.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
 		d.slab.Remove(h)
+		d.active.Done()
 		return 0, nil, os.NewSyscallError("epoll_ctl", err)
 	}
 	return h, io, nil
@@ -334,6 +342,7 @@ func (d *Driver) CloseHandle(h core.Handle) error {
 		_, err := d.lookup(h)
 		return err
 	}
+	d.active.Done()
 	io.MarkClosed()
 	wakers := io.WakeAll(nil)
 	_ = unix.EpollCtl(d.epfd, unix.EPOLL_CTL_DEL, io.FD.N(), nil)
@@ -343,6 +352,16 @@ func (d *Driver) CloseHandle(h core.Handle) error {
 	}
 	return nil
 }
+
+// Quiescent reports whether no descriptor is registered
+// (core.QuiescentDriver): a Park could end only through Unpark or its
+// timeout.
+func (d *Driver) Quiescent() bool { return d.active.Quiescent() }
+
+// OnActive sets the function called when the first descriptor is
+// registered after none was (core.QuiescentDriver). It runs on the
+// registering goroutine before the descriptor joins the epoll set.
+func (d *Driver) OnActive(fn func()) { d.active.OnActive(fn) }
 
 // Handles returns the number of registered handles. Tests use it to check
 // that nothing stays registered.
@@ -363,3 +382,4 @@ func (r *registry) Register(fd int, kind readiness.Kind, network string, initial
 var _ core.Driver = (*Driver)(nil)
 var _ core.VectoredIO = (*Driver)(nil)
 var _ core.DatagramIO = (*Driver)(nil)
+var _ core.QuiescentDriver = (*Driver)(nil)

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/drivers/internal/activity"
 	"github.com/weftrt/weft/drivers/internal/slab"
 	"github.com/weftrt/weft/drivers/internal/sockets"
 )
@@ -86,8 +87,10 @@ type Driver struct {
 	// will end whichever Park is waiting, so further Unparks need not
 	// submit another.
 	nopInFlight atomic.Bool
-	// inflight counts operation entries whose final CQE has not arrived.
-	inflight atomic.Int64
+	// inflight counts operation entries whose final CQE has not arrived,
+	// and is the driver's core.QuiescentDriver state: with none, a Park
+	// can end only through Unpark or its timeout.
+	inflight activity.Counter
 	// cancelHit and cancelMiss count the outcomes of async cancels: the
 	// request was found and cancelled, or it had completed already
 	// (ENOENT) or could not be stopped (EALREADY) and its completion is
@@ -173,7 +176,7 @@ func (d *Driver) push(o *op, fd int32) (flush bool, err error) {
 	o.prep(e, fd)
 	e.userData = o.ud
 	d.r.publish()
-	d.inflight.Add(1)
+	d.inflight.Add()
 	if o.rec != nil && d == o.home {
 		// Positions are per ring: a foreign ring's entries are made
 		// consumed before the home closes the descriptor by fail and
@@ -483,7 +486,7 @@ func (d *Driver) dispatch() {
 		}
 		c := &d.batch[i]
 		if c.flags&cqeFMore == 0 {
-			d.inflight.Add(-1)
+			d.inflight.Done()
 		}
 		if w := o.complete(c.res); w != nil {
 			d.wakers = append(d.wakers, w)
@@ -571,7 +574,7 @@ func (d *Driver) Close() error {
 	// waiting for readiness are cancelled at once; a file operation
 	// running in a kernel worker finishes first.
 	deadline := time.Now().Add(closeDrainLimit)
-	for d.inflight.Load() > 0 && time.Now().Before(deadline) {
+	for !d.inflight.Quiescent() && time.Now().Before(deadline) {
 		d.waitTS = kernelTimespec{nsec: int64(10 * time.Millisecond)}
 		if d.extArg {
 			d.waitArg = getEventsArg{ts: uint64(uintptr(unsafe.Pointer(&d.waitTS)))}
@@ -586,7 +589,7 @@ func (d *Driver) Close() error {
 	d.sqMu.Lock()
 	defer d.sqMu.Unlock()
 	d.sqDead = true
-	if d.inflight.Load() > 0 {
+	if !d.inflight.Quiescent() {
 		// The kernel still holds operations (a file read stuck in a
 		// kernel worker): keep their records, and so their buffers,
 		// reachable for good rather than let the collector reuse memory
@@ -642,9 +645,20 @@ func (d *Driver) Handles() int { return d.handles.Len() }
 
 // InFlight returns the number of operations the kernel holds (submitted,
 // final completion not reaped), cancelled ones included.
-func (d *Driver) InFlight() int { return int(d.inflight.Load()) }
+func (d *Driver) InFlight() int { return d.inflight.Len() }
+
+// Quiescent reports whether no operation is in flight
+// (core.QuiescentDriver).
+func (d *Driver) Quiescent() bool { return d.inflight.Quiescent() }
+
+// OnActive sets the function called when an operation is queued while
+// none was in flight (core.QuiescentDriver). It runs on the submitting
+// goroutine, under the submission lock, after the entry is in the
+// submission queue and before anything submits it.
+func (d *Driver) OnActive(fn func()) { d.inflight.OnActive(fn) }
 
 var _ core.Driver = (*Driver)(nil)
 var _ core.VectoredIO = (*Driver)(nil)
+var _ core.QuiescentDriver = (*Driver)(nil)
 var _ core.DatagramIO = (*Driver)(nil)
 var _ core.FileIO = (*Driver)(nil)

@@ -579,3 +579,39 @@ func TestStaleHandlesFailWithErrClosed(t *testing.T) {
 		t.Fatalf("write on a closed handle: %v %v", ok, r.Err)
 	}
 }
+
+// core.QuiescentDriver: the driver is quiescent exactly while no operation
+// is in flight (a handle alone is not activity: the ring has nothing to
+// complete for it), and the hook runs once per operation queued while
+// none was, with Quiescent already false.
+func TestQuiescentExactlyWhileNoOperationIsInFlight(t *testing.T) {
+	d := newTestDriver(t, Options{})
+	var hooks atomic.Int64
+	d.OnActive(func() {
+		if d.Quiescent() {
+			t.Error("the activation hook ran while the driver still reported quiescent")
+		}
+		hooks.Add(1)
+	})
+	h, peer := socketPair(t, d)
+	if !d.Quiescent() || hooks.Load() != 0 {
+		t.Fatalf("after registering a handle: quiescent %v, %d hook calls", d.Quiescent(), hooks.Load())
+	}
+	r1, r2 := d.Read(h, make([]byte, 8)), d.Read(h, make([]byte, 8))
+	pollOnce(r1, core.NoopWaker)
+	pollOnce(r2, core.NoopWaker)
+	if d.Quiescent() || hooks.Load() != 1 {
+		t.Fatalf("two reads queued: quiescent %v, %d hook calls, want 1", d.Quiescent(), hooks.Load())
+	}
+	for _, r := range []core.Future[core.Result[int]]{r1, r2} {
+		if _, err := unix.Write(peer, []byte("x")); err != nil {
+			t.Fatal(err)
+		}
+		await(t, d, r)
+	}
+	parkUntil(t, d, "every completion is reaped", d.Quiescent)
+	pollOnce(d.Read(h, make([]byte, 8)), core.NoopWaker)
+	if d.Quiescent() || hooks.Load() != 2 {
+		t.Fatalf("a read after quiescence: quiescent %v, %d hook calls, want 2", d.Quiescent(), hooks.Load())
+	}
+}

@@ -3,8 +3,8 @@
 // operation-level core.Driver SPI, after Tokio's reactor (the design of
 // drivers/epoll, whose readiness protocol it shares). It registers itself
 // as driver "kqueue"; select it with driver.kind: kqueue or
-// rt.Builder.Driver("kqueue"). It implements core.Driver, core.VectoredIO
-// and core.DatagramIO.
+// rt.Builder.Driver("kqueue"). It implements core.Driver, core.VectoredIO,
+// core.DatagramIO and core.QuiescentDriver.
 //
 // It has no core.FileIO. kqueue reports a regular file as always readable
 // and writable (EVFILT_READ on a vnode only compares the offset with the

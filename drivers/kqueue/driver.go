@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/drivers/internal/activity"
 	"github.com/weftrt/weft/drivers/internal/readiness"
 	"github.com/weftrt/weft/drivers/internal/slab"
 	"github.com/weftrt/weft/drivers/internal/sockets"
@@ -73,6 +74,8 @@ type Driver struct {
 	userEvent    bool
 	wakeR, wakeW readiness.FD
 	slab         *slab.Slab[readiness.IO, *readiness.IO]
+	// active counts registered descriptors, for core.QuiescentDriver.
+	active activity.Counter
 	// closeFn closes a registered descriptor through sys; every FD of
 	// the driver uses it.
 	closeFn func(int)
@@ -411,6 +414,7 @@ func (d *Driver) Close() error {
 	d.changes = nil // nothing submits them any more
 	d.chMu.Unlock()
 	for _, io := range ios {
+		d.active.Done()
 		io.MarkShutdown()
 		wakers = io.WakeAll(wakers)
 		io.Release()
@@ -450,6 +454,10 @@ func (d *Driver) register(fd int, kind readiness.Kind, network string, initial u
 	default:
 		return 0, nil, errSlotInUse
 	}
+	// Counted before the changes are queued: a scheduler woken by the
+	// hook parks and submits them (or is already parked, and register
+	// submits them itself).
+	d.active.Add()
 	changes := [2]kevent{
 		mkKevent(fd, evfiltRead, evAdd|evClear, 0),
 		mkKevent(fd, evfiltWrite, evAdd|evClear, 0),
@@ -467,6 +475,7 @@ func (d *Driver) register(fd int, kind readiness.Kind, network string, initial u
 	d.chMu.Unlock()
 	if err != nil {
 		d.slab.Remove(h)
+		d.active.Done()
 		if errors.Is(err, readiness.ErrDriverClosed) {
 			return 0, nil, err
 		}
@@ -510,6 +519,7 @@ func (d *Driver) CloseHandle(h core.Handle) error {
 		_, err := d.lookup(h)
 		return err
 	}
+	d.active.Done()
 	io.MarkClosed()
 	wakers := io.WakeAll(nil)
 	d.dropChanges(io.FD.N())
@@ -519,6 +529,16 @@ func (d *Driver) CloseHandle(h core.Handle) error {
 	}
 	return nil
 }
+
+// Quiescent reports whether no descriptor is registered
+// (core.QuiescentDriver): a Park could end only through Unpark or its
+// timeout.
+func (d *Driver) Quiescent() bool { return d.active.Quiescent() }
+
+// OnActive sets the function called when the first descriptor is
+// registered after none was (core.QuiescentDriver). It runs on the
+// registering goroutine before the descriptor's filters are queued.
+func (d *Driver) OnActive(fn func()) { d.active.OnActive(fn) }
 
 // Handles returns the number of registered handles. Tests use it to check
 // that nothing stays registered.
@@ -539,3 +559,4 @@ func (r *registry) Register(fd int, kind readiness.Kind, network string, initial
 var _ core.Driver = (*Driver)(nil)
 var _ core.VectoredIO = (*Driver)(nil)
 var _ core.DatagramIO = (*Driver)(nil)
+var _ core.QuiescentDriver = (*Driver)(nil)

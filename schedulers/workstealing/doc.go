@@ -79,13 +79,18 @@
 // # Parking
 //
 // A worker sleeps on its parker, whose state machine (EMPTY, PARKED_COND,
-// PARKED_DRIVER, NOTIFIED) makes an unpark that comes before the park
-// impossible to lose: the park then returns at once. The runtime has at
-// most one driver. The first parking worker to find it free takes it and
-// sleeps in Driver.Park, bounded by the next timer deadline; the others
-// sleep on their own channel. An unpark reaches the driver sleeper through
-// Driver.Unpark. Without a driver but with timers, the holder sleeps on its
-// channel with a timer instead. A timer armed on another goroutine, earlier
+// PARKED_SLOT_CHAN, PARKED_DRIVER, NOTIFIED) makes an unpark that comes
+// before the park impossible to lose: the park then returns at once. The
+// runtime has at most one driver. The first parking worker to find it free
+// takes it and sleeps in Driver.Park, bounded by the next timer deadline;
+// the others sleep on their own channel. An unpark reaches the driver
+// sleeper through Driver.Unpark. Without a driver, or while the driver is
+// quiescent (core.QuiescentDriver: nothing registered or in flight), the
+// holder sleeps on its channel with a timer instead, so that a runtime
+// doing no I/O wakes its workers without system calls; the driver's
+// activation hook moves it into the driver when I/O is registered (the
+// handshake is described at parkDriver). Busy workers skip their periodic
+// driver poll while the driver is quiescent. A timer armed on another goroutine, earlier
 // than the holder's deadline, unparks it through core.Time (Parking and
 // SetUnpark). After a park, the worker fires due timers and then wakes the
 // tasks deferred by yields, which go to the back of its run queue.

@@ -13,8 +13,12 @@ const (
 	parkEmpty uint32 = iota
 	// parkedCond: asleep on its own channel.
 	parkedCond
-	// parkedDriver: asleep in the driver (or, without a driver, asleep on
-	// its channel with a timer for the next deadline).
+	// parkedSlotChan: holding the driver slot but asleep on its channel
+	// (with a timer for the next deadline), because there is no driver or
+	// the driver is quiescent; also the state in which the holder decides
+	// between the two (see parkDriver).
+	parkedSlotChan
+	// parkedDriver: holding the driver slot, asleep in the driver.
 	parkedDriver
 	// parkNotified: an unpark is pending; the next park returns at once.
 	parkNotified
@@ -63,15 +67,11 @@ func (p *parker) unpark(d *driverSlot) bool {
 	// Pairs with the CASes in park: whichever runs first, the other sees
 	// NOTIFIED or PARKED_x.
 	switch p.state.Swap(parkNotified) {
-	case parkedCond:
+	case parkedCond, parkedSlotChan:
 		p.token()
 		return true
 	case parkedDriver:
-		if d.driver != nil {
-			d.driver.Unpark()
-		} else {
-			p.token()
-		}
+		d.driver.Unpark()
 		return true
 	}
 	return false
@@ -111,6 +111,9 @@ func (p *parker) parkCond() {
 type driverSlot struct {
 	// driver is nil when the runtime has no driver.
 	driver core.Driver
+	// quiescent is driver, if it can tell when it has nothing to deliver
+	// (core.QuiescentDriver); nil otherwise.
+	quiescent core.QuiescentDriver
 	// time is nil (or has no timer) when the runtime has no timers.
 	time *core.Time
 	// enabled: there is a driver or a timer, so someone should wait on
@@ -131,6 +134,12 @@ func (d *driverSlot) tryLock() bool { return d.enabled && d.lock.CompareAndSwap(
 
 func (d *driverSlot) unlock() { d.lock.Store(false) }
 
+// driverIdle reports whether the driver is quiescent: a Park could end
+// only through Unpark or its timeout, so there is nothing to poll and a
+// sleeper may wait on its channel instead, where a wake-up costs a channel
+// send rather than a system call on each side.
+func (d *driverSlot) driverIdle() bool { return d.quiescent != nil && d.quiescent.Quiescent() }
+
 // hasTimers reports whether the runtime has timers at all.
 func (d *driverSlot) hasTimers() bool { return d.time != nil && d.time.Timer != nil }
 
@@ -150,7 +159,7 @@ func (s *Scheduler) unparkHolder() {
 // later deadline.
 func (s *Scheduler) pollDriver(log func(error)) {
 	d := &s.drv
-	if d.driver != nil && d.tryLock() {
+	if d.driver != nil && !d.driverIdle() && d.tryLock() {
 		if err := d.driver.Park(0); err != nil {
 			log(err)
 		}
@@ -171,14 +180,42 @@ func (s *Scheduler) pollDriver(log func(error)) {
 // once every worker is idle, never by waiting; see tryAutoAdvance) but
 // still publishes, so that a timer armed from outside the runtime wakes it
 // to consider advancing.
+//
+// The holder sleeps in the driver only when the driver has something to
+// deliver. A quiescent driver (core.QuiescentDriver: nothing registered,
+// nothing in flight) could end the sleep only through Unpark, which for
+// epoll is an eventfd write by the waker and a return from epoll_wait:
+// two system calls on every cross-worker wake-up of a runtime that does
+// no I/O. The holder sleeps on its channel instead, and the driver's
+// activation hook (driverActive) moves it into the driver when a task
+// registers I/O. The handshake, all sequentially consistent:
+//
+//	holder                                 registering task
+//	  state: EMPTY -> SLOT_CHAN              driver count: 0 -> 1
+//	  holder = idx                           hook: h = holder
+//	  driver quiescent?                      CAS state[h]: SLOT_CHAN -> NOTIFIED,
+//	    yes: sleep on the channel                then send a token
+//	    no:  CAS SLOT_CHAN -> DRIVER,
+//	         sleep in the driver
+//
+// If the holder's check sees the driver quiescent, the count's increment
+// comes later in the total order, so the hook's load of holder sees idx
+// and its CAS finds SLOT_CHAN (or NOTIFIED from another waker, which ends
+// the sleep as well): the holder wakes, and its next park goes into the
+// driver. If the hook's CAS wins before the holder's check, the check sees
+// the activity and the holder's CAS to DRIVER fails: it does not sleep at
+// all. A token the hook sends then is left over and shortens a later
+// sleep, which the worker treats as a spurious wake.
 func (s *Scheduler) parkDriver(idx int, p *parker, timeout time.Duration, log func(error)) {
 	d := &s.drv
-	if !p.state.CompareAndSwap(parkEmpty, parkedDriver) {
+	if !p.state.CompareAndSwap(parkEmpty, parkedSlotChan) {
 		p.state.Store(parkEmpty)
 		return
 	}
-	// Pairs with the holder load in unparkHolder: an armer that sees the
-	// instant published by Parking below sees the holder too.
+	// Pairs with the holder loads in unparkHolder and driverActive: an
+	// armer that sees the instant published by Parking below, or a
+	// registration that the quiescence check below misses, sees the
+	// holder too.
 	d.holder.Store(int32(idx))
 	timers := timeout != 0 && d.hasTimers()
 	if timers {
@@ -188,30 +225,47 @@ func (s *Scheduler) parkDriver(idx int, p *parker, timeout time.Duration, log fu
 			timeout = -1
 		}
 	}
-	if d.driver != nil {
+	inDriver := d.driver != nil && !d.driverIdle()
+	switch {
+	case inDriver && !p.state.CompareAndSwap(parkedSlotChan, parkedDriver):
+		// Notified since the first CAS: do not sleep.
+	case inDriver:
 		if err := d.driver.Park(timeout); err != nil {
 			log(err)
 		}
-	} else {
-		switch {
-		case timeout < 0:
-			<-p.ch
-		case timeout > 0:
-			p.timer.Reset(timeout)
-			select {
-			case <-p.ch:
-			case <-p.timer.C:
-			}
-			p.timer.Stop()
+	case timeout < 0:
+		<-p.ch
+	case timeout > 0:
+		p.timer.Reset(timeout)
+		select {
+		case <-p.ch:
+		case <-p.timer.C:
 		}
+		p.timer.Stop()
 	}
 	if timers {
 		d.time.Unparked()
 	}
-	// Pairs with the load in unparkHolder: a late unpark finds no holder
-	// or an awake parker, whose next park it merely shortens.
+	// Pairs with the loads in unparkHolder and driverActive: a late
+	// unpark finds no holder or an awake parker, whose next park it
+	// merely shortens.
 	d.holder.Store(-1)
 	d.time.Fire()
 	// Consume the notification (if any) that ended the sleep.
 	p.state.Store(parkEmpty)
+}
+
+// driverActive is the driver's activation hook (core.QuiescentDriver's
+// OnActive): a task registered I/O while the driver was quiescent. If the
+// slot's holder sleeps on its channel, it is woken so that it parks again,
+// in the driver; see parkDriver for the handshake. A holder already in the
+// driver is left alone: that is the common case of a runtime that opens
+// and closes connections, and it needs no wake-up.
+func (s *Scheduler) driverActive() {
+	if h := s.drv.holder.Load(); h >= 0 {
+		p := s.workers[h].parker
+		if p.state.CompareAndSwap(parkedSlotChan, parkNotified) {
+			p.token()
+		}
+	}
 }

@@ -99,6 +99,10 @@ func build(cfg Config, p core.SchedulerParams) (*Scheduler, error) {
 		}
 	}
 	s.drv.driver = d
+	if q, ok := d.(core.QuiescentDriver); ok {
+		s.drv.quiescent = q
+		q.OnActive(s.driverActive)
+	}
 	s.drv.time = p.Time
 	s.drv.enabled = d != nil || s.drv.hasTimers()
 	s.drv.holder.Store(-1)

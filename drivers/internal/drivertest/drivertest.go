@@ -19,7 +19,7 @@ import (
 
 // Driver is what the tests use of a readiness driver.
 type Driver interface {
-	core.Driver
+	core.QuiescentDriver
 	core.DatagramIO
 	// Handles returns the number of open handles.
 	Handles() int
@@ -45,6 +45,56 @@ func Run(t *testing.T, s Subject) {
 	t.Run("ClosingTheDriverFailsPendingOperationsAndLaterCalls", func(t *testing.T) { testClosingTheDriverFailsPendingOperationsAndLaterCalls(t, s) })
 	t.Run("AStaleHandleFailsWithErrClosedEvenAfterItsSlotIsReused", func(t *testing.T) { testAStaleHandleFailsWithErrClosedEvenAfterItsSlotIsReused(t, s) })
 	t.Run("UnknownOptionsNetworksAndDirectionsAreClearErrors", func(t *testing.T) { testUnknownOptionsNetworksAndDirectionsAreClearErrors(t, s) })
+	t.Run("QuiescentExactlyWhileNothingIsRegistered", func(t *testing.T) { testQuiescentExactlyWhileNothingIsRegistered(t, s) })
+}
+
+// testQuiescentExactlyWhileNothingIsRegistered checks core.QuiescentDriver:
+// every registration counts, failed ones and closed ones do not, and the
+// hook runs once per transition from quiescent, when Quiescent already
+// reports false.
+func testQuiescentExactlyWhileNothingIsRegistered(t *testing.T, s Subject) {
+	d := s.New(t)
+	var hooks int
+	d.OnActive(func() {
+		if d.Quiescent() {
+			t.Error("the activation hook ran while the driver still reported quiescent")
+		}
+		hooks++
+	})
+	if !d.Quiescent() {
+		t.Fatal("a new driver is not quiescent")
+	}
+	h1, _ := s.Pair(t, d)
+	if d.Quiescent() || hooks != 1 {
+		t.Fatalf("after one registration: quiescent %v, %d hook calls", d.Quiescent(), hooks)
+	}
+	lh, addr, err := d.Listen("tcp", "127.0.0.1:0", core.SocketOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hooks != 1 {
+		t.Fatalf("a second registration ran the hook again (%d calls)", hooks)
+	}
+	// A refused registration counts nothing: the port is taken.
+	if _, _, err := d.Listen("tcp", addr.String(), core.SocketOptions{}); err == nil {
+		t.Fatal("listening twice on one port succeeded")
+	}
+	for _, h := range []core.Handle{h1, lh} {
+		if d.Quiescent() {
+			t.Fatal("quiescent with a handle still registered")
+		}
+		if err := d.CloseHandle(h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !d.Quiescent() {
+		t.Fatal("not quiescent after every handle closed")
+	}
+	s.Pair(t, d)
+	if d.Quiescent() || hooks != 2 {
+		t.Fatalf("registering again: quiescent %v, %d hook calls, want 2", d.Quiescent(), hooks)
+	}
+	d.OnActive(nil)
 }
 
 // ChanWaker is a core.Waker that signals its channel, without blocking,

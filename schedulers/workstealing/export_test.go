@@ -1,0 +1,10 @@
+package workstealing
+
+// HolderAsleepOffDriver reports whether every worker is parked and the
+// driver slot's holder sleeps on its channel, off a quiescent driver.
+// Tests wait for it to set up the race the activation hook closes.
+func (s *Scheduler) HolderAsleepOffDriver() bool {
+	unparked, _ := s.idle.counts()
+	h := s.drv.holder.Load()
+	return unparked == 0 && h >= 0 && s.workers[h].parker.state.Load() == parkedSlotChan
+}
