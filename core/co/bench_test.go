@@ -1,6 +1,7 @@
 package co_test
 
 import (
+	"iter"
 	"sync/atomic"
 	"testing"
 
@@ -58,4 +59,21 @@ func BenchmarkSuspendResume(b *testing.B) {
 		}
 		return 0
 	})
+}
+
+// BenchmarkPullSwitch is the floor under every suspension: one iter.Pull
+// next and the yield that returns from it, with nothing else, the two
+// coroutine switches a suspended body costs. W12b (coroutine ping-pong)
+// suspends twice per round trip, so its round trip costs W4's (the same
+// program without coroutines) plus at least two of these.
+func BenchmarkPullSwitch(b *testing.B) {
+	next, stop := iter.Pull(func(yield func(struct{}) bool) {
+		for yield(struct{}{}) {
+		}
+	})
+	defer stop()
+	b.ResetTimer()
+	for range b.N {
+		next()
+	}
 }
