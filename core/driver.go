@@ -2,6 +2,7 @@ package core
 
 import (
 	"errors"
+	"log/slog"
 	"time"
 )
 
@@ -204,4 +205,8 @@ type QuiescentDriver interface {
 type DriverParams struct {
 	// Events is the size of the event buffer per Park (1024 by default).
 	Events int
+	// Log is the runtime's logger, for what a driver reports on its own
+	// (a fallback to another driver, a plugin's output). Nil means
+	// slog.Default().
+	Log *slog.Logger
 }

@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"log/slog"
 	"sort"
 	"strings"
 	"sync"
@@ -46,6 +47,9 @@ type TimerParams struct {
 	Clock Clock
 	// Shards is a hint: the number of workers that will use the timer.
 	Shards int
+	// Log is the runtime's logger, for what a timer reports on its own (a
+	// plugin's output). Nil means slog.Default().
+	Log *slog.Logger
 }
 
 // ClockParams is what the runtime hands a clock module.

@@ -22,7 +22,7 @@ func init() {
 			if !ok || p == nil || p.Clock == nil {
 				return nil, fmt.Errorf("plugins: timer %q needs *core.TimerParams with a clock, got %T", ModuleName, params)
 			}
-			return NewTimer(c.TimerOptions(nil), p.Clock)
+			return NewTimer(c.TimerOptions(p.Log), p.Clock)
 		},
 	})
 	core.Register(core.Module{
@@ -47,12 +47,16 @@ func init() {
 		Name:      ModuleName,
 		Doc:       "a driver served by a plugin process (hashicorp/go-plugin over gRPC)",
 		NewConfig: func() any { return DefaultConfig(core.KindDriver) },
-		New: func(config any, _ any) (any, error) {
+		New: func(config any, params any) (any, error) {
 			c, ok := config.(*Config)
 			if !ok {
 				return nil, fmt.Errorf("plugins: driver configuration is %T, not *plugins.Config", config)
 			}
-			return NewDriver(c.DriverOptions(nil))
+			var log *slog.Logger
+			if p, ok := params.(*core.DriverParams); ok && p != nil {
+				log = p.Log
+			}
+			return NewDriver(c.DriverOptions(log))
 		},
 	})
 }

@@ -114,7 +114,7 @@ func New(comp *config.Composition, opts ...Option) (_ *Runtime, err error) {
 	}
 	r.time = &core.Time{Clock: clock}
 	if comp.Timer.Name != config.None {
-		tAny, err := comp.Timer.Module.New(comp.Timer.Config, &core.TimerParams{Clock: clock, Shards: schedulerShards(comp)})
+		tAny, err := comp.Timer.Module.New(comp.Timer.Config, &core.TimerParams{Clock: clock, Shards: schedulerShards(comp), Log: r.log})
 		if err != nil {
 			return nil, fmt.Errorf("weft: building timer %q: %w", comp.Timer.Name, err)
 		}
@@ -136,7 +136,7 @@ func New(comp *config.Composition, opts ...Option) (_ *Runtime, err error) {
 		sel := comp.Driver
 		events := comp.Runtime.EventBuffer
 		newDriver = func() (core.Driver, error) {
-			dAny, err := sel.Module.New(sel.Config, &core.DriverParams{Events: events})
+			dAny, err := sel.Module.New(sel.Config, &core.DriverParams{Events: events, Log: r.log})
 			if err != nil {
 				return nil, fmt.Errorf("weft: building driver %q: %w", sel.Name, err)
 			}

@@ -93,10 +93,17 @@ func (c *Config) options() Options {
 	return Options{Entries: c.Entries, SQPoll: c.SQPoll, SQPollIdle: c.SQPollIdle}
 }
 
-// fallbackLog returns the logger that announces a fallback. The runtime
-// hands drivers no logger (core.DriverParams has none), so it is slog's
-// default; tests replace it.
+// fallbackLog returns the logger that announces a fallback when the
+// runtime hands the driver none (core.DriverParams.Log); tests replace it.
 var fallbackLog = slog.Default
+
+// paramsLog returns the runtime's logger from params, or fallbackLog's.
+func paramsLog(params any) *slog.Logger {
+	if p, ok := params.(*core.DriverParams); ok && p != nil && p.Log != nil {
+		return p.Log
+	}
+	return fallbackLog()
+}
 
 // build creates the driver for c, or the fallback.
 func build(c *Config, params any) (any, error) {
@@ -118,7 +125,7 @@ func build(c *Config, params any) (any, error) {
 	if ferr != nil {
 		return nil, fmt.Errorf("%w; and the fallback driver: %w", err, ferr)
 	}
-	fallbackLog().Warn("weft: io_uring is unavailable; using the epoll driver instead", "driver", Name, "fallback", FallbackEpoll, "cause", err.Error())
+	paramsLog(params).Warn("weft: io_uring is unavailable; using the epoll driver instead", "driver", Name, "fallback", FallbackEpoll, "cause", err.Error())
 	return fb, nil
 }
 

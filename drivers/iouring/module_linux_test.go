@@ -70,6 +70,31 @@ func TestWithoutIOUringTheDriverFallsBackToEpollAndSaysWhy(t *testing.T) {
 	}
 }
 
+// The fallback is announced on the runtime's logger when the runtime hands
+// one over (core.DriverParams.Log), not on slog's default.
+func TestTheFallbackIsLoggedOnTheRuntimesLogger(t *testing.T) {
+	refuseSetup(t, syscall.EPERM)
+	def := captureFallbackLog(t)
+	var buf bytes.Buffer
+	m, err := core.Lookup(core.KindDriver, Name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := m.NewConfig().(*Config)
+	cfg.Fallback = FallbackEpoll
+	d, err := m.New(cfg, &core.DriverParams{Events: 64, Log: slog.New(slog.NewTextHandler(&buf, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.(*epoll.Driver).Close()
+	if !strings.Contains(buf.String(), "io_uring is unavailable") {
+		t.Errorf("the runtime's logger did not get the fallback: %q", buf.String())
+	}
+	if def.Len() != 0 {
+		t.Errorf("the fallback went to the default logger too: %q", def.String())
+	}
+}
+
 func TestWithoutIOUringAndFallbackErrorTheBuildFailsNamingTheCause(t *testing.T) {
 	refuseSetup(t, syscall.EPERM)
 	_, err := buildModule(t, FallbackError)
