@@ -147,7 +147,7 @@ func (w *worker) start() error {
 			return fmt.Errorf("percore: creating the driver of worker %d: %w", w.index, err)
 		}
 		w.driver = d
-		w.parker.driver = d
+		w.parker.setDriver(d)
 	}
 	return nil
 }
@@ -329,7 +329,7 @@ func (w *worker) drainMailbox() {
 // Park error.
 func (w *worker) poll() error {
 	var err error
-	if w.driver != nil {
+	if w.driver != nil && (w.parker.quiescent == nil || !w.parker.quiescent.Quiescent()) {
 		err = w.driver.Park(0)
 	}
 	if w.s.timers {
