@@ -105,7 +105,9 @@
 // A worker with nothing to do publishes itself idle, looks once more at
 // every queue, and sleeps in its own driver (Park(-1)); Unpark wakes it.
 // The parker's state machine spares the Unpark system call while the
-// worker is awake. One sleeping worker at a time holds the timers: it
+// worker is awake, and while its driver is quiescent (core.QuiescentDriver:
+// nothing registered or in flight) the worker sleeps on a channel instead,
+// moved into the driver by the driver's activation hook (see parker). One sleeping worker at a time holds the timers: it
 // sleeps until the next deadline and is unparked when an earlier one is
 // armed (core.Time.Parking); every worker fires due timers after each sleep
 // and every event_interval ticks. With an auto-advancing virtual clock the
