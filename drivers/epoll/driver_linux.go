@@ -16,7 +16,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/drivers/internal/activity"
 	"github.com/weftrt/weft/drivers/internal/readiness"
 	"github.com/weftrt/weft/drivers/internal/slab"
 	"github.com/weftrt/weft/drivers/internal/sockets"
@@ -33,8 +32,9 @@ const (
 const wakeToken = 0
 
 // Driver is the epoll driver. Create it with New; it implements
-// core.Driver, core.VectoredIO, core.DatagramIO and core.QuiescentDriver. Every method may be
-// called from any goroutine; Park calls are serialised.
+// core.Driver, core.VectoredIO, core.DatagramIO and core.QuiescentDriver.
+// Every method may be called from any goroutine; Park calls are
+// serialised.
 type Driver struct {
 	// Ops is the socket and I/O operations, shared with drivers/kqueue
 	// (package drivers/internal/readiness): everything but Park, Unpark,
@@ -46,11 +46,11 @@ type Driver struct {
 	// is reference-counted like a handle's descriptor, so an Unpark
 	// racing with Close never writes to a closed (or reused) number.
 	wake readiness.FD
+	// slab holds the registrations. Its count is the core.QuiescentDriver
+	// state: a descriptor is counted (and the activation hook run) before
+	// it joins the epoll set, so a scheduler woken by the hook parks in
+	// time for the first edge.
 	slab *slab.Slab[readiness.IO, *readiness.IO]
-	// active counts registered descriptors, for core.QuiescentDriver. It
-	// is incremented before a descriptor joins the epoll set, so a
-	// scheduler woken by its hook parks in time for the first edge.
-	active activity.Counter
 
 	// parkMu serialises Park and Close; the fields below it belong to
 	// whoever holds it.
@@ -131,7 +131,7 @@ func (d *Driver) Park(timeout time.Duration) error {
 	if d.closed.Load() {
 		return readiness.ErrDriverClosed
 	}
-	if timeout == 0 && !d.unparkPending.Load() && d.active.Quiescent() {
+	if timeout == 0 && !d.unparkPending.Load() && d.slab.Len() == 0 {
 		// A poll with no descriptor registered and no wake-up written
 		// could only return nothing: skip the system call. Schedulers poll
 		// the driver every event interval, and a runtime that does no I/O
@@ -288,7 +288,6 @@ func (d *Driver) Close() error {
 	defer d.parkMu.Unlock()
 	var wakers []core.Waker
 	for _, io := range d.slab.CloseAll() {
-		d.active.Done()
 		io.MarkShutdown()
 		wakers = io.WakeAll(wakers)
 		io.Release()
@@ -311,12 +310,10 @@ func (d *Driver) register(fd int, kind readiness.Kind, network string, initial u
 	if !ok {
 		return 0, nil, readiness.ErrDriverClosed
 	}
-	d.active.Add()
 	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLOUT | unix.EPOLLRDHUP | unix.EPOLLET}
 	setToken(&ev, uint64(h))
 	if err := unix.EpollCtl(d.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
 		d.slab.Remove(h)
-		d.active.Done()
 		return 0, nil, os.NewSyscallError("epoll_ctl", err)
 	}
 	return h, io, nil
@@ -342,7 +339,6 @@ func (d *Driver) CloseHandle(h core.Handle) error {
 		_, err := d.lookup(h)
 		return err
 	}
-	d.active.Done()
 	io.MarkClosed()
 	wakers := io.WakeAll(nil)
 	_ = unix.EpollCtl(d.epfd, unix.EPOLL_CTL_DEL, io.FD.N(), nil)
@@ -356,12 +352,12 @@ func (d *Driver) CloseHandle(h core.Handle) error {
 // Quiescent reports whether no descriptor is registered
 // (core.QuiescentDriver): a Park could end only through Unpark or its
 // timeout.
-func (d *Driver) Quiescent() bool { return d.active.Quiescent() }
+func (d *Driver) Quiescent() bool { return d.slab.Len() == 0 }
 
 // OnActive sets the function called when the first descriptor is
 // registered after none was (core.QuiescentDriver). It runs on the
 // registering goroutine before the descriptor joins the epoll set.
-func (d *Driver) OnActive(fn func()) { d.active.OnActive(fn) }
+func (d *Driver) OnActive(fn func()) { d.slab.OnActive(fn) }
 
 // Handles returns the number of registered handles. Tests use it to check
 // that nothing stays registered.

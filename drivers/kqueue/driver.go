@@ -16,7 +16,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/drivers/internal/activity"
 	"github.com/weftrt/weft/drivers/internal/readiness"
 	"github.com/weftrt/weft/drivers/internal/slab"
 	"github.com/weftrt/weft/drivers/internal/sockets"
@@ -73,9 +72,9 @@ type Driver struct {
 	// freebsd) or writes to the pipe wakeR/wakeW (netbsd, openbsd).
 	userEvent    bool
 	wakeR, wakeW readiness.FD
-	slab         *slab.Slab[readiness.IO, *readiness.IO]
-	// active counts registered descriptors, for core.QuiescentDriver.
-	active activity.Counter
+	// slab holds the registrations; its count is the core.QuiescentDriver
+	// state.
+	slab *slab.Slab[readiness.IO, *readiness.IO]
 	// closeFn closes a registered descriptor through sys; every FD of
 	// the driver uses it.
 	closeFn func(int)
@@ -414,7 +413,6 @@ func (d *Driver) Close() error {
 	d.changes = nil // nothing submits them any more
 	d.chMu.Unlock()
 	for _, io := range ios {
-		d.active.Done()
 		io.MarkShutdown()
 		wakers = io.WakeAll(wakers)
 		io.Release()
@@ -454,10 +452,10 @@ func (d *Driver) register(fd int, kind readiness.Kind, network string, initial u
 	default:
 		return 0, nil, errSlotInUse
 	}
-	// Counted before the changes are queued: a scheduler woken by the
-	// hook parks and submits them (or is already parked, and register
-	// submits them itself).
-	d.active.Add()
+	// The insert counted the descriptor (and ran the activation hook)
+	// before the changes are queued: a scheduler woken by the hook parks
+	// and submits them (or is already parked, and register submits them
+	// itself).
 	changes := [2]kevent{
 		mkKevent(fd, evfiltRead, evAdd|evClear, 0),
 		mkKevent(fd, evfiltWrite, evAdd|evClear, 0),
@@ -475,7 +473,6 @@ func (d *Driver) register(fd int, kind readiness.Kind, network string, initial u
 	d.chMu.Unlock()
 	if err != nil {
 		d.slab.Remove(h)
-		d.active.Done()
 		if errors.Is(err, readiness.ErrDriverClosed) {
 			return 0, nil, err
 		}
@@ -519,7 +516,6 @@ func (d *Driver) CloseHandle(h core.Handle) error {
 		_, err := d.lookup(h)
 		return err
 	}
-	d.active.Done()
 	io.MarkClosed()
 	wakers := io.WakeAll(nil)
 	d.dropChanges(io.FD.N())
@@ -533,12 +529,12 @@ func (d *Driver) CloseHandle(h core.Handle) error {
 // Quiescent reports whether no descriptor is registered
 // (core.QuiescentDriver): a Park could end only through Unpark or its
 // timeout.
-func (d *Driver) Quiescent() bool { return d.active.Quiescent() }
+func (d *Driver) Quiescent() bool { return d.slab.Len() == 0 }
 
 // OnActive sets the function called when the first descriptor is
 // registered after none was (core.QuiescentDriver). It runs on the
 // registering goroutine before the descriptor's filters are queued.
-func (d *Driver) OnActive(fn func()) { d.active.OnActive(fn) }
+func (d *Driver) OnActive(fn func()) { d.slab.OnActive(fn) }
 
 // Handles returns the number of registered handles. Tests use it to check
 // that nothing stays registered.

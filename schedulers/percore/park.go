@@ -74,6 +74,11 @@ func (p *parker) setDriver(d core.Driver) {
 	}
 }
 
+// driverIdle reports whether the driver is quiescent: a Park could end
+// only through Unpark or its timeout, so there is nothing to poll and the
+// worker may sleep on its channel instead.
+func (p *parker) driverIdle() bool { return p.quiescent != nil && p.quiescent.Quiescent() }
+
 // activate is the driver's activation hook: a worker asleep on its
 // channel while its driver was quiescent wakes, so that it sleeps again in
 // the driver.
@@ -115,8 +120,8 @@ func (p *parker) unpark() {
 func (p *parker) consume() bool { return p.state.CompareAndSwap(parkNotified, parkAwake) }
 
 // sleep waits at most timeout (negative: until unparked or an I/O event)
-// in the driver or on the channel (see parker for which). It returns the driver's Park error.
-// Only the worker's own goroutine calls it.
+// in the driver or on the channel (see parker for which). It returns the
+// driver's Park error. Only the worker's own goroutine calls it.
 func (p *parker) sleep(timeout time.Duration) error {
 	if p.consume() {
 		return nil
@@ -125,7 +130,7 @@ func (p *parker) sleep(timeout time.Duration) error {
 		p.state.Store(parkAwake)
 		return nil
 	}
-	inDriver := p.driver != nil && (p.quiescent == nil || !p.quiescent.Quiescent())
+	inDriver := p.driver != nil && !p.driverIdle()
 	var err error
 	switch {
 	case inDriver && !p.state.CompareAndSwap(parkAsleepChan, parkAsleep):

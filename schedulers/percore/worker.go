@@ -329,7 +329,7 @@ func (w *worker) drainMailbox() {
 // Park error.
 func (w *worker) poll() error {
 	var err error
-	if w.driver != nil && (w.parker.quiescent == nil || !w.parker.quiescent.Quiescent()) {
+	if w.driver != nil && !w.parker.driverIdle() {
 		err = w.driver.Park(0)
 	}
 	if w.s.timers {

@@ -22,6 +22,7 @@ import (
 	"sync/atomic"
 
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/drivers/internal/activity"
 )
 
 const (
@@ -72,11 +73,15 @@ type Slab[E any, P Record[E]] struct {
 	free   []uint32 // released slot indices, reused last-in first-out (Insert)
 	next   uint32   // first index never used (Insert)
 	gens   []uint32 // generation of each slot ever used, bumped when it is freed
-	count  int
 	closed bool
 	// indexed is set by InsertAt: the caller picks the slots, so Remove
 	// keeps no free-list.
 	indexed bool
+
+	// count is the number of records, changed under mu and read without
+	// it. A readiness driver's records are its registrations, so the count
+	// is also its core.QuiescentDriver state (see OnActive).
+	count activity.Counter
 }
 
 // New returns an empty slab.
@@ -145,7 +150,7 @@ func (s *Slab[E, P]) storeLocked(idx uint32, r P) core.Handle {
 	gen := s.gens[idx]
 	r.entry().gen = gen
 	dir[idx>>pageShift][idx&(pageSize-1)].Store((*E)(r))
-	s.count++
+	s.count.Add()
 	return handleOf(idx, gen)
 }
 
@@ -191,7 +196,7 @@ func (s *Slab[E, P]) Remove(h core.Handle) P {
 	if !s.indexed {
 		s.free = append(s.free, idx)
 	}
-	s.count--
+	s.count.Done()
 	return r
 }
 
@@ -206,19 +211,21 @@ func (s *Slab[E, P]) CloseAll() []P {
 		for i := range p {
 			if r := p[i].Swap(nil); r != nil {
 				out = append(out, P(r))
+				s.count.Done()
 			}
 		}
 	}
-	s.count = 0
 	return out
 }
 
 // Len returns the number of registered handles.
-func (s *Slab[E, P]) Len() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.count
-}
+func (s *Slab[E, P]) Len() int { return s.count.Len() }
+
+// OnActive sets fn (nil: none), which an insert into an empty slab calls
+// once the record is counted, under the slab's lock: the activation hook
+// of core.QuiescentDriver for a driver whose registrations are the slab's
+// records. fn must not block or call back into the slab.
+func (s *Slab[E, P]) OnActive(fn func()) { s.count.OnActive(fn) }
 
 func handleOf(idx, gen uint32) core.Handle {
 	return core.Handle(uint64(gen)<<32 | uint64(idx+1))

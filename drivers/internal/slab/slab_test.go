@@ -117,3 +117,39 @@ func TestAGenerationNeverWrapsToZero(t *testing.T) {
 		t.Fatal("the generation wrapped to zero")
 	}
 }
+
+// The slab's count is a readiness driver's quiescence: Len is exact after
+// every insert, remove and close, and the activation hook runs once per
+// insert into an empty slab, with the record already counted.
+func TestOnActiveRunsOnEveryInsertIntoAnEmptySlab(t *testing.T) {
+	s := New[rec]()
+	calls := 0
+	s.OnActive(func() {
+		if s.count.Quiescent() {
+			t.Error("the hook ran before the record was counted")
+		}
+		calls++
+	})
+	h1, _ := s.Insert(&rec{name: "a"})
+	s.Insert(&rec{name: "b"})
+	if calls != 1 || s.Len() != 2 {
+		t.Fatalf("two inserts from empty: %d hook calls, len %d", calls, s.Len())
+	}
+	s.Remove(h1)
+	s.Remove(h1) // stale: counts nothing
+	if s.Len() != 1 {
+		t.Fatalf("len %d after one remove", s.Len())
+	}
+	s.CloseAll()
+	if s.Len() != 0 {
+		t.Fatalf("len %d after CloseAll", s.Len())
+	}
+	s2 := New[rec]()
+	s2.OnActive(func() { calls++ })
+	h, _ := s2.Insert(&rec{})
+	s2.Remove(h)
+	s2.Insert(&rec{})
+	if calls != 3 {
+		t.Fatalf("%d hook calls, want one per transition from empty (3)", calls)
+	}
+}
