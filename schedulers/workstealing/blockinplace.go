@@ -4,9 +4,10 @@ import "github.com/weftrt/weft/core"
 
 // BlockInPlace runs f, which may block, on the calling goroutine, from
 // inside a task polled by a workstealing worker. Before f starts, the
-// worker's core (its run queue, LIFO slot and place in the idle
-// accounting) is handed to a new goroutine, which carries on running the
-// worker's other tasks while f blocks; the task that called BlockInPlace
+// worker's core (its run queue, LIFO slot, the wakes deferred by tasks
+// that yielded, and its place in the idle accounting) is handed to a new
+// goroutine, which carries on running the worker's other tasks while f
+// blocks; the task that called BlockInPlace
 // keeps its own poll going on the current goroutine. When f returns, the
 // goroutine takes the core back if the new one has not started yet;
 // otherwise it finishes the current poll without a core (its wakes and
@@ -52,6 +53,10 @@ func BlockInPlace(cx *core.Context, f func()) {
 		c.lifo = nil
 		r.pushLocal(t)
 	}
+	// Tasks that yielded during this tick wait in the runner's deferred
+	// list, which stays with this goroutine: queue them on the core now,
+	// or they would wait for f to return.
+	r.wakeDeferred()
 	r.core = nil
 	// Counted before the core is published: a worker that takes the core
 	// and goes idle must not see every worker idle while this task runs

@@ -4,6 +4,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"go.uber.org/goleak"
@@ -100,4 +101,43 @@ func TestBlockInPlaceRepeatedlyLeavesNoGoroutineBehind(t *testing.T) {
 	}, c))
 	s.Shutdown()
 	goleak.VerifyNone(t, ignore)
+}
+
+func TestBlockInPlaceTakesTheWorkersYieldedTasksAlong(t *testing.T) {
+	// One worker. B wakes A into the LIFO slot and yields, so B's wake sits
+	// in the worker's deferred list when A enters BlockInPlace. A blocks
+	// until B runs again: that only happens if the deferred wake moved
+	// with the handed-off core.
+	r, _ := newRuntime(t, 1)
+	progressed := make(chan struct{})
+	var stuck atomic.Bool
+	var waker core.Waker
+	var spawned bool
+	blockOn(t, r, core.PollFunc[core.Unit](func(cx *core.Context) (core.Unit, bool) {
+		if !spawned {
+			spawned = true
+			waker = cx.Waker()
+			yielded := false
+			core.Spawn(cx, core.Future[core.Unit](core.PollFunc[core.Unit](func(cx *core.Context) (core.Unit, bool) {
+				if yielded {
+					close(progressed)
+					return core.Unit{}, true
+				}
+				yielded = true
+				cx.Wake(waker)
+				cx.Defer(cx.Waker())
+				return core.Unit{}, false
+			})))
+			return core.Unit{}, false
+		}
+		workstealing.BlockInPlace(cx, func() {
+			select {
+			case <-progressed:
+			case <-time.After(hangLimit / 4):
+				stuck.Store(true)
+			}
+		})
+		return core.Unit{}, true
+	}))
+	assert.False(t, stuck.Load(), "the yielded task made no progress while its worker's core was handed off")
 }
