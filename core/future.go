@@ -1,5 +1,10 @@
 package core
 
+import (
+	"reflect"
+	"unsafe"
+)
+
 // Future is an asynchronous computation producing a T.
 //
 // Poll advances the computation. It returns (value, true) once the result is
@@ -22,11 +27,24 @@ type Dropper interface {
 }
 
 // Drop calls v.Drop if v implements [Dropper], and does nothing otherwise.
-// Combinators call it on every future they abandon.
+// Combinators call it on every future they abandon. A nil pointer is
+// nothing to drop: Drop of a typed nil (an optional future field that was
+// never set, held in an interface) does nothing, whatever its type's Drop
+// method would do with a nil receiver.
 func Drop(v any) {
-	if d, ok := v.(Dropper); ok {
-		d.Drop()
+	d, ok := v.(Dropper)
+	if !ok {
+		return
 	}
+	// The data word of an interface holding a pointer is the pointer
+	// itself, so a nil word is the cheap sign of a typed nil; reflect
+	// confirms the kind, because other pointer-shaped values (a struct
+	// whose one field is a nil pointer) have a nil word too and are
+	// values with a Drop of their own.
+	if (*[2]unsafe.Pointer)(unsafe.Pointer(&d))[1] == nil && reflect.ValueOf(d).Kind() == reflect.Pointer {
+		return
+	}
+	d.Drop()
 }
 
 // PollFunc adapts a function to the [Future] interface. The function follows
