@@ -346,6 +346,13 @@ func FuzzTaskQueue(f *testing.F) {
 func TestRegistryRejectsDuplicatesAndListsNames(t *testing.T) {
 	m := Module{Kind: KindClock, Name: "test-clock-dup", New: func(any, any) (any, error) { return NewRealClock(), nil }}
 	Register(m)
+	// The registry is process-wide: take the module out again so that a
+	// repeated run (go test -count=2) registers it afresh.
+	t.Cleanup(func() {
+		registry.Lock()
+		delete(registry.m[KindClock], m.Name)
+		registry.Unlock()
+	})
 	assert.Panics(t, func() { Register(m) })
 	assert.Panics(t, func() { Register(Module{Kind: "gizmo", Name: "x", New: m.New}) })
 	assert.Panics(t, func() { Register(Module{Kind: KindClock, New: m.New}) })
