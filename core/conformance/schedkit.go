@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"fmt"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -45,6 +46,13 @@ func newRuntime(t testing.TB, f SchedulerFactory, configure ...func(*rt.Builder)
 // blockOn runs rt.BlockOn under a watchdog.
 func blockOn[T any](t testing.TB, r *rt.Runtime, f core.Future[T]) (T, error) {
 	t.Helper()
+	return blockOnWatching(t, r, f, nil)
+}
+
+// blockOnWatching is blockOn with a description of the behaviour's own
+// state (saw may be nil), which the watchdog's message includes.
+func blockOnWatching[T any](t testing.TB, r *rt.Runtime, f core.Future[T], saw func() string) (T, error) {
+	t.Helper()
 	type out struct {
 		v   T
 		err error
@@ -58,10 +66,42 @@ func blockOn[T any](t testing.TB, r *rt.Runtime, f core.Future[T]) (T, error) {
 	case o := <-ch:
 		return o.v, o.err
 	case <-time.After(hangLimit):
+		what := watchdogReport(r)
+		if saw != nil {
+			what = saw() + "; " + what
+		}
 		r.ShutdownBackground()
-		t.Fatalf("BlockOn did not return within %v: the scheduler hung (lost wake or stalled worker)", hangLimit)
+		t.Fatalf("BlockOn did not return within %v. The watchdog saw: %s", hangLimit, what)
 		panic("unreachable")
 	}
+}
+
+// watchdogReport tells a stalled scheduler from a starved task: it samples
+// the workers' poll counters (when the scheduler reports them) twice, a
+// short while apart. Workers that keep polling are busy with other tasks
+// (the waiting task is starved or its wake went to a queue nobody takes
+// from); workers that do not poll lost a wake or are stuck in a poll.
+func watchdogReport(r *rt.Runtime) string {
+	ms, ok := r.Scheduler().(core.MetricsSource)
+	if !ok {
+		return "the scheduler reports no metrics; a lost wake or a stalled worker"
+	}
+	sum := func() (polls, parks uint64, depth int) {
+		for _, m := range ms.Metrics() {
+			polls += m.Polls
+			parks += m.Parks
+			depth += m.QueueDepth
+		}
+		return
+	}
+	p0, k0, _ := sum()
+	time.Sleep(200 * time.Millisecond)
+	p1, k1, depth := sum()
+	state := fmt.Sprintf("workers polled %d tasks and parked %d times in 200ms (%d polls in all, %d tasks in local queues)", p1-p0, k1-k0, p1, depth)
+	if p1 == p0 {
+		return state + ": nothing runs, so a wake was lost or a worker is stuck inside a poll"
+	}
+	return state + ": the workers are busy, so the waiting task is starved or its wake went where no worker looks"
 }
 
 // waitFor blocks a plain goroutine until the future is ready, under the

@@ -536,13 +536,25 @@ func testForeignWakeDuringPoll(t *testing.T, f SchedulerFactory) {
 }
 
 func testNoConcurrentPoll(t *testing.T, f SchedulerFactory) {
+	// Eight goroutines wake the probe's task over and over while its polls
+	// are made long (each yields the thread a hundred times), so wakes land
+	// during polls; the probe counts any poll that overlaps another. The
+	// root waits for the probe's 50th poll on a waker, never spinning: a
+	// self-waking root would keep a worker busy with no yield to Go's
+	// scheduler, and under GOMAXPROCS=1 each of the probe's yields would
+	// then wait for that worker's preemption (10ms), starving the probe.
+	const wantPolls = 50
 	r := newRuntime(t, f)
 	p := newProbe(1)
 	var stop atomic.Bool
+	var root core.AtomicWaker
+	var wakesDuringPolls atomic.Int64
 	p.onPoll = func(*core.Context) {
-		// Make polls long enough for wakes to land during them.
 		for i := 0; i < 100; i++ {
 			runtime.Gosched()
+		}
+		if p.polls.Load() >= wantPolls {
+			root.Wake()
 		}
 	}
 	h := rt.Spawn(r.Handle(), core.Future[int](p))
@@ -555,26 +567,36 @@ func testNoConcurrentPoll(t *testing.T, f SchedulerFactory) {
 			for i := 0; i < 1_000_000 && !stop.Load(); i++ {
 				if w := p.waker.Take(); w != nil {
 					p.waker.Register(w)
+					if p.inPoll.Load() {
+						wakesDuringPolls.Add(1)
+					}
 					w.Wake()
 				}
 				runtime.Gosched()
 			}
 		}()
 	}
-	_, err := blockOn(t, r, fn(func(cx *core.Context) (int, bool) {
-		if p.polls.Load() < 50 {
-			cx.Waker().Wake()
-			return 0, false
+	saw := func() string {
+		return fmt.Sprintf("the probe was polled %d times of %d, with %d wakes landing during a poll", p.polls.Load(), wantPolls, wakesDuringPolls.Load())
+	}
+	_, err := blockOnWatching(t, r, fn(func(cx *core.Context) (int, bool) {
+		if p.polls.Load() < wantPolls {
+			root.Register(cx.Waker())
+			if p.polls.Load() < wantPolls {
+				return 0, false
+			}
 		}
 		p.release()
 		return 0, true
-	}))
+	}), saw)
 	require.NoError(t, err)
 	stop.Store(true)
 	wg.Wait()
-	_, err = blockOn(t, r, fn(func(cx *core.Context) (core.Result[int], bool) { return h.Poll(cx) }))
+	_, err = blockOnWatching(t, r, fn(func(cx *core.Context) (core.Result[int], bool) { return h.Poll(cx) }), saw)
 	require.NoError(t, err)
 	p.check(t)
+	// The behaviour proves something only if wakes raced with polls.
+	require.Positive(t, wakesDuringPolls.Load(), "no wake landed during a poll, so concurrency was never exercised: %s", saw())
 }
 
 func testNoPollAfterComplete(t *testing.T, f SchedulerFactory) {
