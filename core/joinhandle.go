@@ -143,7 +143,7 @@ func (e *JoinError) Stack() []byte { return e.stack }
 // Error describes the failure.
 func (e *JoinError) Error() string {
 	if e.panicked {
-		return fmt.Sprintf("weft: task %d panicked: %v", e.id, e.value)
+		return fmt.Sprintf("weft: task %d panicked: %v (the stack where it panicked: errors.As the error to a *core.JoinError and call Stack)", e.id, e.value)
 	}
 	return fmt.Sprintf("weft: task %d cancelled: %v", e.id, e.cause)
 }

@@ -2,6 +2,7 @@ package core
 
 import (
 	"errors"
+	"fmt"
 	"runtime/debug"
 	"strconv"
 	"sync/atomic"
@@ -181,7 +182,12 @@ type cell[T any] struct {
 func (c *cell[T]) poll(cx *Context) (done bool) {
 	defer func() {
 		if r := recover(); r != nil {
-			stack := debug.Stack()
+			var stack []byte
+			if fp, ok := r.(*forwardedPanic); ok {
+				r, stack = fp.value, fp.stack
+			} else {
+				stack = debug.Stack()
+			}
 			// Unwinding a Rust future drops it; here the panicked future
 			// is dropped explicitly so the resources it registered (timer
 			// entries, queue waiters) are released.
@@ -279,4 +285,25 @@ func dropQuietly(f any) {
 	}
 	defer func() { _ = recover() }()
 	Drop(f)
+}
+
+// Repanic raises again a panic that was recovered on another goroutine (a
+// coroutine running a task's body), so that the task polling it fails with
+// the original value and the stack where the panic happened rather than
+// where it is raised again. Call it with the recovered value and the
+// debug.Stack taken in the recovering deferred call. Outside a task the
+// panic's value is an error whose message has both.
+func Repanic(value any, stack []byte) {
+	panic(&forwardedPanic{value: value, stack: stack})
+}
+
+// forwardedPanic carries a panic and its stack from the goroutine that
+// recovered it to the task's poll, which unwraps it.
+type forwardedPanic struct {
+	value any
+	stack []byte
+}
+
+func (p *forwardedPanic) Error() string {
+	return fmt.Sprintf("%v\n\n[recovered and raised again by weft; where it happened:]\n%s", p.value, p.stack)
 }

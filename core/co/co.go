@@ -1,6 +1,8 @@
 package co
 
 import (
+	"runtime/debug"
+
 	"github.com/weftrt/weft/core"
 	"github.com/weftrt/weft/core/rt"
 )
@@ -118,11 +120,12 @@ type Task[T any] struct {
 	out   T
 	phase uint8
 
-	// panicked and pval record a panic of the body (other than the
-	// unwind), re-raised on the polling goroutine so the task fails with
-	// it.
+	// panicked, pval and pstack record a panic of the body (other than
+	// the unwind) and the stack where it happened, re-raised on the
+	// polling goroutine so the task fails with both.
 	panicked bool
 	pval     any
+	pstack   []byte
 }
 
 // Future returns body as a future, to spawn with core.Spawn or to compose
@@ -172,9 +175,9 @@ func (t *Task[T]) Poll(cx *core.Context) (T, bool) {
 	t.ctx.co = nil
 	t.phase = phaseDropped
 	if t.panicked {
-		v := t.pval
-		t.pval = nil
-		panic(v)
+		v, stack := t.pval, t.pstack
+		t.pval, t.pstack = nil, nil
+		core.Repanic(v, stack)
 	}
 	v := t.out
 	var zero T
@@ -206,7 +209,7 @@ func (t *Task[T]) Drop() {
 	putCoro(t.ctx.co)
 	t.ctx.co = nil
 	t.phase = phaseDropped
-	t.pval = nil
+	t.pval, t.pstack = nil, nil
 	var zero T
 	t.out = zero
 }
@@ -218,6 +221,7 @@ func (t *Task[T]) run() {
 		if r := recover(); r != nil && r != errUnwind {
 			t.panicked = true
 			t.pval = r
+			t.pstack = debug.Stack()
 		}
 		t.phase = phaseFinished
 	}()

@@ -2,6 +2,7 @@ package co_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -75,7 +76,7 @@ func TestAbortUnwindsTheBodyRunningItsDefersAndDroppingItsFuture(t *testing.T) {
 	r := newRuntime(t)
 	g := &gate{}
 	var deferred, after atomic.Bool
-	_, err := run(t, r, func(c *co.Ctx) error {
+	err := runE(t, r, func(c *co.Ctx) error {
 		h := co.Go(c, func(c *co.Ctx) int {
 			defer deferred.Store(true)
 			co.Await(c, core.Future[core.Unit](g))
@@ -102,7 +103,7 @@ func TestAnAwaitInADeferWhileUnwindingDoesNotWait(t *testing.T) {
 	r := newRuntime(t)
 	g1, g2 := &gate{}, &gate{}
 	var reached atomic.Int32
-	_, err := run(t, r, func(c *co.Ctx) error {
+	err := runE(t, r, func(c *co.Ctx) error {
 		h := co.Go(c, func(c *co.Ctx) int {
 			defer reached.Add(1) // runs last, after the awaiting defer panicked
 			defer func() {
@@ -153,7 +154,7 @@ func TestShutdownUnwindsSuspendedBodies(t *testing.T) {
 func TestAPanicFailsTheTaskWithItsValueAndTheCoroutineIsReused(t *testing.T) {
 	r := newRuntime(t)
 	co.ReleaseIdle()
-	_, err := run(t, r, func(c *co.Ctx) error {
+	err := runE(t, r, func(c *co.Ctx) error {
 		h := co.Go(c, func(c *co.Ctx) int {
 			c.Yield()
 			panic("boom")
@@ -168,6 +169,34 @@ func TestAPanicFailsTheTaskWithItsValueAndTheCoroutineIsReused(t *testing.T) {
 	require.NoError(t, err)
 	// Both coroutines (the root's and the panicking task's) are idle again.
 	assert.Equal(t, 2, co.Idle())
+}
+
+// panickingBody is the body whose name the JoinError's stack must show.
+func panickingBody(c *co.Ctx) int {
+	c.Yield()
+	panic("boom")
+}
+
+func TestAPanicsJoinErrorCarriesTheStackOfTheBodyNotOfTheReRaise(t *testing.T) {
+	r := newRuntime(t)
+	err := runE(t, r, func(c *co.Ctx) error {
+		_, err := co.AwaitResult(c, co.Go(c, panickingBody))
+		var je *core.JoinError
+		if !errors.As(err, &je) || !je.IsPanic() {
+			return fmt.Errorf("want a panic JoinError, got %v", err)
+		}
+		if je.PanicValue() != "boom" {
+			return fmt.Errorf("want the body's own panic value, got %#v", je.PanicValue())
+		}
+		if !strings.Contains(string(je.Stack()), "co_test.panickingBody") {
+			return fmt.Errorf("the stack does not show the body that panicked:\n%s", je.Stack())
+		}
+		if !strings.Contains(err.Error(), "Stack") {
+			return fmt.Errorf("the error does not say where its stack is: %v", err)
+		}
+		return nil
+	})
+	require.NoError(t, err)
 }
 
 func TestAwaitOutsideACoroutineTaskPanicsWithAClearMessage(t *testing.T) {

@@ -238,3 +238,14 @@ func (g *gate) waiters() int {
 }
 
 func (g *gate) waiting() bool { return g.waiters() > 0 }
+
+// runE runs a body that reports a failed check as its error, and returns
+// that error or the runtime's.
+func runE(t testing.TB, r *rt.Runtime, body func(c *co.Ctx) error) error {
+	t.Helper()
+	v, err := run(t, r, body)
+	if err != nil {
+		return err
+	}
+	return v
+}

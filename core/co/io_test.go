@@ -37,7 +37,7 @@ type message struct {
 func TestBufioAndJSONOverAWeftStream(t *testing.T) {
 	r := newRuntime(t)
 	const n = 200
-	_, err := run(t, r, func(c *co.Ctx) error {
+	err := runE(t, r, func(c *co.Ctx) error {
 		a, b := wio.Duplex(64)
 		writer := co.Go(c, func(c *co.Ctx) error {
 			bw := bufio.NewWriterSize(co.Writer(c, a), 128)
@@ -106,7 +106,7 @@ func selfSigned(t testing.TB) (tls.Certificate, *x509.CertPool) {
 func TestTLSOverAnInMemoryWeftStream(t *testing.T) {
 	cert, roots := selfSigned(t)
 	r := newRuntime(t)
-	_, err := run(t, r, func(c *co.Ctx) error {
+	err := runE(t, r, func(c *co.Ctx) error {
 		a, b := wio.Duplex(4096)
 		server := co.Go(c, func(c *co.Ctx) error {
 			conn := tls.Server(co.Conn(c, b), &tls.Config{Certificates: []tls.Certificate{cert}})
@@ -148,7 +148,7 @@ func TestTLSOverAnInMemoryWeftStream(t *testing.T) {
 // The stream stays usable once the deadline is cleared.
 func TestAPastDeadlineSetWhileAReadWaitsFailsItWithATimeout(t *testing.T) {
 	r := newRuntime(t)
-	_, err := run(t, r, func(c *co.Ctx) error {
+	err := runE(t, r, func(c *co.Ctx) error {
 		a, b := wio.Duplex(16)
 		conn := co.Conn(c, a)
 		setter := co.Go(c, func(c *co.Ctx) int {

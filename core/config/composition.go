@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/weftrt/weft/core"
@@ -18,15 +19,31 @@ const None = "none"
 // change it before loading.
 var DefaultScheduler = "currentthread"
 
-// The values of runtime.unhandled_panic.
+// The values of runtime.unhandled_panic: what the runtime does when a
+// task's future panics. Whatever the choice, the panic is recovered per
+// task and its JoinHandle resolves with a *core.JoinError that carries the
+// panic value and stack.
 const (
-	// UnhandledPanicIgnore keeps the runtime running when a task panics;
-	// the panic is reported through the task's JoinHandle.
+	// UnhandledPanicLog (the default) keeps the runtime running and logs
+	// the panic on the runtime's logger at error level, with the task's
+	// ID, the panic value and the stack where it happened, so that a
+	// panic nobody joins still leaves a trace.
+	UnhandledPanicLog = "log"
+	// UnhandledPanicIgnore keeps the runtime running and reports the
+	// panic only through the task's JoinHandle.
 	UnhandledPanicIgnore = "ignore"
-	// UnhandledPanicShutdownRuntime shuts the runtime down when a task
-	// panics.
+	// UnhandledPanicShutdownRuntime logs the panic and shuts the runtime
+	// down.
 	UnhandledPanicShutdownRuntime = "shutdown_runtime"
+	// UnhandledPanicCrash ends the process as an unrecovered goroutine
+	// panic does: "panic: VALUE" and the stack where it happened on
+	// standard error, then exit status 2, without running deferred calls
+	// or shutting anything down.
+	UnhandledPanicCrash = "crash"
 )
+
+// unhandledPanicValues lists the values of runtime.unhandled_panic.
+var unhandledPanicValues = []string{UnhandledPanicLog, UnhandledPanicIgnore, UnhandledPanicShutdownRuntime, UnhandledPanicCrash}
 
 // Composition is a loaded, validated configuration: the runtime's settings
 // and the module chosen for each kind. Load returns a fresh Composition on
@@ -86,8 +103,9 @@ type Selection struct {
 type RuntimeConfig struct {
 	// Name names the runtime in logs and metrics. Not empty.
 	Name string `koanf:"name"`
-	// UnhandledPanic is what a task panic does to the runtime:
-	// UnhandledPanicIgnore or UnhandledPanicShutdownRuntime.
+	// UnhandledPanic is what a task panic does to the runtime: one of
+	// UnhandledPanicLog, UnhandledPanicIgnore,
+	// UnhandledPanicShutdownRuntime or UnhandledPanicCrash.
 	UnhandledPanic string `koanf:"unhandled_panic"`
 	// ShutdownTimeout bounds how long shutdown waits for blocking work;
 	// zero does not wait. Not negative.
@@ -115,7 +133,7 @@ type BlockingConfig struct {
 func DefaultRuntime() RuntimeConfig {
 	return RuntimeConfig{
 		Name:            "weft",
-		UnhandledPanic:  UnhandledPanicIgnore,
+		UnhandledPanic:  UnhandledPanicLog,
 		ShutdownTimeout: 10 * time.Second,
 		EventBuffer:     1024,
 		Blocking: BlockingConfig{
@@ -136,11 +154,8 @@ func (r *RuntimeConfig) Validate() error {
 	if r.Name == "" {
 		bad("name", "must not be empty")
 	}
-	switch r.UnhandledPanic {
-	case UnhandledPanicIgnore, UnhandledPanicShutdownRuntime:
-	default:
-		bad("unhandled_panic", fmt.Sprintf("unknown value %q", r.UnhandledPanic),
-			UnhandledPanicIgnore, UnhandledPanicShutdownRuntime)
+	if !slices.Contains(unhandledPanicValues, r.UnhandledPanic) {
+		bad("unhandled_panic", fmt.Sprintf("unknown value %q", r.UnhandledPanic), unhandledPanicValues...)
 	}
 	if r.ShutdownTimeout < 0 {
 		bad("shutdown_timeout", fmt.Sprintf("must be >= 0, got %v", r.ShutdownTimeout))

@@ -17,7 +17,7 @@ func TestStringListsEveryKeyWithItsValue(t *testing.T) {
 	c := mustLoad(t, config.LoadOptions{Overrides: map[string]any{"timer.kind": "test-timer"}})
 	assert.Equal(t, ""+
 		"runtime.name                 = weft\n"+
-		"runtime.unhandled_panic      = ignore\n"+
+		"runtime.unhandled_panic      = log\n"+
 		"runtime.shutdown_timeout     = 10s\n"+
 		"runtime.event_buffer         = 1024\n"+
 		"runtime.blocking.max_threads = 512\n"+

@@ -25,7 +25,7 @@
 //
 //	runtime:
 //	  name: weft
-//	  unhandled_panic: ignore      # or shutdown_runtime
+//	  unhandled_panic: log         # or ignore, shutdown_runtime, crash
 //	  shutdown_timeout: 10s
 //	  event_buffer: 1024
 //	  blocking: {max_threads: 512, keep_alive: 10s}

@@ -36,7 +36,7 @@ scheduler:
 	fmt.Print(c)
 	// Output:
 	// runtime.name                 = example
-	// runtime.unhandled_panic      = ignore
+	// runtime.unhandled_panic      = log
 	// runtime.shutdown_timeout     = 10s
 	// runtime.event_buffer         = 1024
 	// runtime.blocking.max_threads = 64
@@ -62,13 +62,13 @@ func ExampleLoadWith_errors() {
 		Environ: []string{"WEFT_SCHEDULER_WOKERS=4"},
 		Overrides: map[string]any{
 			"scheduler.workers":       0,
-			"runtime.unhandled_panic": "crash",
+			"runtime.unhandled_panic": "explode",
 			"driver.kind":             "epoll",
 		},
 	})
 	fmt.Println(err)
 	// Output:
-	// weft: config key "runtime.unhandled_panic": unknown value "crash" (from overrides) (valid: ignore, shutdown_runtime)
+	// weft: config key "runtime.unhandled_panic": unknown value "explode" (from overrides) (valid: log, ignore, shutdown_runtime, crash)
 	// weft: config key "driver.kind": unknown driver "epoll" (from overrides) (valid: test-driver, none)
 	// weft: config key "WEFT_SCHEDULER_WOKERS": unknown environment variable (valid: WEFT_SCHEDULER_CPUS, WEFT_SCHEDULER_KIND, WEFT_SCHEDULER_PINNED, WEFT_SCHEDULER_QUEUE_DEPTH, WEFT_SCHEDULER_QUEUE_LIFO_LIMIT, WEFT_SCHEDULER_QUEUE_POLICY, WEFT_SCHEDULER_RATIO, WEFT_SCHEDULER_TAGS, WEFT_SCHEDULER_TICK, WEFT_SCHEDULER_WORKERS)
 	// weft: config key "scheduler.workers": must be >= 1, got 0 (from overrides)

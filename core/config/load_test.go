@@ -18,7 +18,7 @@ func TestLoadWithoutAFileGivesTheDefaults(t *testing.T) {
 
 	assert.Equal(t, config.DefaultRuntime(), c.Runtime)
 	assert.Equal(t, "weft", c.Runtime.Name)
-	assert.Equal(t, config.UnhandledPanicIgnore, c.Runtime.UnhandledPanic)
+	assert.Equal(t, config.UnhandledPanicLog, c.Runtime.UnhandledPanic)
 	assert.Equal(t, 10*time.Second, c.Runtime.ShutdownTimeout)
 	assert.Equal(t, 1024, c.Runtime.EventBuffer)
 	assert.Equal(t, 512, c.Runtime.Blocking.MaxThreads)
@@ -284,13 +284,13 @@ func TestRuntimeValuesAreValidated(t *testing.T) {
 	_, err := config.Load(writeFile(t, "weft.yaml", `
 runtime:
   name: ""
-  unhandled_panic: crash
+  unhandled_panic: explode
   shutdown_timeout: -1s
   event_buffer: 0
   blocking: {max_threads: -2, keep_alive: 0s}
 `))
 	requireProblem(t, err, "runtime.name", "must not be empty")
-	requireProblem(t, err, "runtime.unhandled_panic", `unknown value "crash" (valid: ignore, shutdown_runtime)`)
+	requireProblem(t, err, "runtime.unhandled_panic", `unknown value "explode" (valid: log, ignore, shutdown_runtime, crash)`)
 	requireProblem(t, err, "runtime.shutdown_timeout", "must be >= 0, got -1s")
 	requireProblem(t, err, "runtime.event_buffer", "must be >= 1, got 0")
 	requireProblem(t, err, "runtime.blocking.max_threads", "must be >= 1, got -2")

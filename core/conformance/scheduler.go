@@ -76,6 +76,9 @@ var schedulerSuite = []schedulerBehaviour{
 	{"TaskHooksSeeEverySpawnAndTermination", testTaskHooks},
 	{"WorkerHooksRunAroundTheWorkersLife", testWorkerHooks},
 	{"UnhandledPanicShutsDownWhenConfigured", testUnhandledPanicShutdown},
+	{"APanicNobodyJoinsIsLoggedWithItsValueAndStack", testPanicIsLogged},
+	{"IgnoreKeepsTaskPanicsOutOfTheLog", testPanicIgnored},
+	{"CrashEndsTheProcessWithThePanicAndItsStack", testPanicCrashes},
 	{"SpawnBlockingResultIsAwaitedFromATask", testSpawnBlocking},
 	{"NoGoroutineIsLeftAfterClose", testNoLeak},
 }

@@ -64,6 +64,14 @@ func (b *Builder) ShutdownTimeout(d time.Duration) *Builder {
 	return b.Set("runtime.shutdown_timeout", d)
 }
 
+// UnhandledPanic sets what a task's panic does to the runtime
+// (runtime.unhandled_panic): config.UnhandledPanicLog (the default),
+// UnhandledPanicIgnore, UnhandledPanicShutdownRuntime or
+// UnhandledPanicCrash.
+func (b *Builder) UnhandledPanic(policy string) *Builder {
+	return b.Set("runtime.unhandled_panic", policy)
+}
+
 // ShutdownOnPanic makes a panic in any task shut the runtime down
 // (runtime.unhandled_panic: shutdown_runtime).
 func (b *Builder) ShutdownOnPanic() *Builder {

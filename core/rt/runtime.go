@@ -26,6 +26,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -161,15 +162,12 @@ func New(comp *config.Composition, opts ...Option) (_ *Runtime, err error) {
 
 	hooks := o.taskHooks
 	userPanic := hooks.OnPanic
-	shutdownOnPanic := comp.Runtime.UnhandledPanic == config.UnhandledPanicShutdownRuntime
+	policy := comp.Runtime.UnhandledPanic
 	hooks.OnPanic = func(e *core.JoinError) {
 		if userPanic != nil {
 			userPanic(e)
 		}
-		if shutdownOnPanic && r.panicErr.CompareAndSwap(nil, e) {
-			r.log.Error("weft: task panicked; shutting the runtime down as configured", "task", e.TaskID(), "panic", e.PanicValue())
-			r.shutdownAsync()
-		}
+		r.onPanic(policy, e)
 	}
 	r.tasks = core.NewTaskSet(&hooks)
 
@@ -360,3 +358,30 @@ func (r *Runtime) ShutdownBackground() {
 
 // Close shuts down with the configured runtime.shutdown_timeout.
 func (r *Runtime) Close() error { return r.Shutdown(r.comp.Runtime.ShutdownTimeout) }
+
+// crash ends the process for runtime.unhandled_panic: crash. A variable so
+// that tests can watch it without dying.
+var crash = func(e *core.JoinError) {
+	fmt.Fprintf(os.Stderr, "panic: %v [recovered by weft in task %d; runtime.unhandled_panic: crash]\n\n%s", e.PanicValue(), e.TaskID(), e.Stack())
+	os.Exit(2)
+}
+
+// onPanic does what runtime.unhandled_panic says with a task's panic. It
+// runs on the worker that polled the task, before the task's JoinHandle
+// resolves.
+func (r *Runtime) onPanic(policy string, e *core.JoinError) {
+	switch policy {
+	case config.UnhandledPanicIgnore:
+	case config.UnhandledPanicCrash:
+		crash(e)
+	case config.UnhandledPanicShutdownRuntime:
+		if r.panicErr.CompareAndSwap(nil, e) {
+			r.log.Error("weft: task panicked; shutting the runtime down as configured (runtime.unhandled_panic: shutdown_runtime)",
+				"task", e.TaskID(), "panic", e.PanicValue(), "stack", string(e.Stack()))
+			r.shutdownAsync()
+		}
+	default: // config.UnhandledPanicLog
+		r.log.Error("weft: task panicked; the runtime keeps running (runtime.unhandled_panic: log; set it to ignore to silence this, or crash to end the process)",
+			"task", e.TaskID(), "panic", e.PanicValue(), "stack", string(e.Stack()))
+	}
+}
