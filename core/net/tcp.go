@@ -73,6 +73,13 @@ func (l *TCPListener) Addr() gonet.Addr { return l.s.local() }
 // Close stops listening. Pending Accepts resolve with net.ErrClosed.
 func (l *TCPListener) Close() error { return l.s.close() }
 
+// IsClosed reports whether Close has been called on the listener. An
+// Accept that fails with an error matching net.ErrClosed while IsClosed
+// is false means the handle was lost under the listener (its driver
+// closed, or an out-of-process driver's process exited and was
+// restarted): a server that should keep serving listens again.
+func (l *TCPListener) IsClosed() bool { return l.s.closed.Load() }
+
 // Handle returns the driver's handle of the listener.
 func (l *TCPListener) Handle() core.Handle { return l.s.h }
 

@@ -23,6 +23,9 @@ import (
 // serves instead of running tests.
 func TestMain(m *testing.M) {
 	echo.ServeChildIfRequested()
+	if os.Getenv(lowFDChildEnv) != "" {
+		serveWithFewDescriptors()
+	}
 	os.Exit(m.Run())
 }
 
