@@ -75,33 +75,40 @@ func TestBufWriterFlushSurvivesShortWrites(t *testing.T) {
 	assert.Equal(t, 4, s.nwrites)
 }
 
-// pollStream is a PollReader and PollWriter whose operations stay pending
-// and record their cancellation.
-type pollStream struct {
-	script
-	cancelledReads, cancelledWrites int
+// stuckStream is a Reader and Writer whose operations stay pending and
+// count their drops.
+type stuckStream struct {
+	droppedReads, droppedWrites int
 }
 
-func (p *pollStream) PollRead(*core.Context, []byte) (int, error, bool)  { return 0, nil, false }
-func (p *pollStream) CancelRead()                                        { p.cancelledReads++ }
-func (p *pollStream) PollWrite(*core.Context, []byte) (int, error, bool) { return 0, nil, false }
-func (p *pollStream) CancelWrite()                                       { p.cancelledWrites++ }
+func (s *stuckStream) Read([]byte) core.Future[core.Result[int]] {
+	return &stuckOp{dropped: &s.droppedReads}
+}
 
-func TestDroppingACopyCancelsItsPendingPollStyleRead(t *testing.T) {
-	src := &pollStream{}
+func (s *stuckStream) Write([]byte) core.Future[core.Result[int]] {
+	return &stuckOp{dropped: &s.droppedWrites}
+}
+
+type stuckOp struct{ dropped *int }
+
+func (o *stuckOp) Poll(*core.Context) (core.Result[int], bool) { return core.Result[int]{}, false }
+func (o *stuckOp) Drop()                                       { *o.dropped++ }
+
+func TestDroppingACopyDropsItsPendingRead(t *testing.T) {
+	src := &stuckStream{}
 	c := wio.Copy(&script{}, src)
 	_, ok := pollOnce(c, core.NoopWaker)
 	require.False(t, ok)
 	core.Drop(c)
-	assert.Equal(t, 1, src.cancelledReads)
+	assert.Equal(t, 1, src.droppedReads)
 }
 
-func TestDroppingACopyCancelsItsPendingPollStyleWrite(t *testing.T) {
-	dst := &pollStream{}
+func TestDroppingACopyDropsItsPendingWrite(t *testing.T) {
+	dst := &stuckStream{}
 	c := wio.Copy(dst, &script{reads: [][]byte{[]byte("x")}})
 	_, ok := pollOnce(c, core.NoopWaker)
 	require.False(t, ok)
 	core.Drop(c)
-	assert.Equal(t, 1, dst.cancelledWrites)
-	assert.Zero(t, dst.cancelledReads)
+	assert.Equal(t, 1, dst.droppedWrites)
+	assert.Zero(t, dst.droppedReads)
 }

@@ -16,6 +16,12 @@ const CopyBufferSize = 8 << 10
 // copied and nil, or to the count so far and the first error (bytes read
 // but not yet written when a write fails are lost). The end of src is not
 // an error. Dropping it drops the operation in flight.
+//
+// The copy reads and writes with operations of its own ([Op]), so several
+// copies may read one source at once, each from its own task: every byte
+// goes to exactly one of them. Their writes to one shared destination may
+// interleave where a write is short (they do not take a [WriteLocker]'s
+// turns).
 func Copy(dst Writer, src Reader) core.Future[core.Result[int64]] {
 	return CopyBuffer(dst, src, make([]byte, CopyBufferSize))
 }
@@ -48,63 +54,33 @@ func (f *copyFuture) Drop() { f.c.drop() }
 // polls, so a pending read or write loses nothing.
 type copier struct {
 	dst Writer
-	src Reader
-	// psrc and pdst are src and dst's poll-style interfaces, when they
-	// have them; reading and writing are pending on them when the flags
-	// say so.
-	psrc                     PollReader
-	pdst                     PollWriter
-	pollReading, pollWriting bool
-	buf                      []byte
+	// rd and wr are the copy's own operations on src and dst: two copies
+	// from one stream never share one, and a copy between streams whose
+	// futures re-arm allocates nothing per chunk.
+	rd, wr Op
+	buf    []byte
 	// buf[pos:end] is read but not yet written.
 	pos, end int
 	total    int64
 	eof      bool
 
-	read  core.Future[core.Result[int]]
-	write core.Future[core.Result[int]]
 	flush core.Future[core.Result[core.Unit]]
 }
 
 func newCopier(dst Writer, src Reader, buf []byte) copier {
-	c := copier{dst: dst, src: src, buf: buf}
-	c.psrc, _ = src.(PollReader)
-	c.pdst, _ = dst.(PollWriter)
-	return c
+	return copier{dst: dst, rd: ReadOp(src), wr: WriteOp(dst), buf: buf}
 }
 
 // writeStep makes progress writing buf[pos:end].
 func (c *copier) writeStep(cx *core.Context) (core.Result[int], bool) {
-	if c.pdst != nil {
-		n, err, ok := c.pdst.PollWrite(cx, c.buf[c.pos:c.end])
-		c.pollWriting = !ok
-		return core.Result[int]{Value: n, Err: err}, ok
-	}
-	if c.write == nil {
-		c.write = c.dst.Write(c.buf[c.pos:c.end])
-	}
-	res, ok := c.write.Poll(cx)
-	if ok {
-		c.write = nil
-	}
-	return res, ok
+	n, err, ok := c.wr.Poll(cx, c.buf[c.pos:c.end])
+	return core.Result[int]{Value: n, Err: err}, ok
 }
 
 // readStep makes progress reading into buf.
 func (c *copier) readStep(cx *core.Context) (core.Result[int], bool) {
-	if c.psrc != nil {
-		n, err, ok := c.psrc.PollRead(cx, c.buf)
-		c.pollReading = !ok
-		return core.Result[int]{Value: n, Err: err}, ok
-	}
-	if c.read == nil {
-		c.read = c.src.Read(c.buf)
-	}
-	res, ok := c.read.Poll(cx)
-	if ok {
-		c.read = nil
-	}
-	return res, ok
+	n, err, ok := c.rd.Poll(cx, c.buf)
+	return core.Result[int]{Value: n, Err: err}, ok
 }
 
 func (c *copier) poll(cx *core.Context) (int64, error, bool) {
@@ -156,17 +132,9 @@ func (c *copier) poll(cx *core.Context) (int64, error, bool) {
 }
 
 func (c *copier) drop() {
-	dropCur(&c.read)
-	dropCur(&c.write)
+	c.rd.Cancel()
+	c.wr.Cancel()
 	dropCur(&c.flush)
-	if c.pollReading {
-		c.psrc.CancelRead()
-		c.pollReading = false
-	}
-	if c.pollWriting {
-		c.pdst.CancelWrite()
-		c.pollWriting = false
-	}
 }
 
 // Transferred is what CopyBidirectional moved in each direction.

@@ -16,7 +16,12 @@
 //     future, not in the stream, so any number of reads and writes may be
 //     in flight on one stream (Tokio's reactor-refactor design). Two tasks
 //     can share a socket, one reading and one writing, without a lock;
-//     that is why [Split] is a pair of views and not a lock.
+//     that is why [Split] is a pair of views and not a lock. Several
+//     readers of one stream each get bytes of their own; a poll-style
+//     loop keeps its operation in an [Op] of its own rather than in the
+//     stream, so that holds for Copy too. Concurrent writers' short
+//     writes may interleave; writers that must not interleave take turns
+//     with a [WriteLocker].
 //   - Cancellation. Abandoning an operation is [core.Drop] on its future:
 //     its waiter is removed and its task is not woken on its behalf. Every
 //     future of this package forwards Drop to the operation it is waiting

@@ -8,6 +8,7 @@ import (
 	"syscall"
 
 	"github.com/weftrt/weft/core"
+	wsync "github.com/weftrt/weft/core/sync"
 )
 
 // Duplex returns the two ends of an in-memory, bidirectional byte stream
@@ -41,11 +42,12 @@ func (brokenPipe) Is(target error) bool {
 	return target == syscall.EPIPE || target == io.ErrClosedPipe
 }
 
-// DuplexStream is one end of a Duplex pair. It implements ReadWriter and
-// CloseWriter.
+// DuplexStream is one end of a Duplex pair. It implements ReadWriter,
+// CloseWriter and WriteLocker.
 type DuplexStream struct {
 	rd, wr *pipe
 	closed atomic.Bool
+	wlock  wsync.Mutex
 }
 
 // Read reads what the other end wrote; see Reader.
@@ -58,6 +60,9 @@ func (s *DuplexStream) Read(p []byte) core.Future[core.Result[int]] {
 func (s *DuplexStream) Write(p []byte) core.Future[core.Result[int]] {
 	return &pipeOp{s: s, p: p, write: true}
 }
+
+// WriteLock returns the lock of this end's writers; see WriteLocker.
+func (s *DuplexStream) WriteLock() *wsync.Mutex { return &s.wlock }
 
 // CloseWrite ends this direction: the other end reads io.EOF after the
 // buffered bytes. Writes fail afterwards.

@@ -42,12 +42,15 @@ type Flusher interface {
 }
 
 // PollReader is an optional interface of a Reader: reading by polling,
-// without a future per read (Tokio's AsyncRead). Copy and
-// CopyBidirectional use it when a source has it, so a copy loop allocates
-// nothing per chunk.
+// without a future per read (Tokio's AsyncRead), for code that drives one
+// reader by hand.
 //
-// Only one poll-style read is in progress at a time (its state lives in
-// the reader); futures from Read are independent of it.
+// Only one poll-style read is in progress at a time, by one caller: its
+// state lives in the reader. Futures from Read are independent of it. A
+// caller that may share the reader with others (another task, another
+// Copy) uses an [Op] of its own instead, which gives the same
+// allocation-free loop over a reader whose futures are [Rearmer]s: Copy,
+// CopyBidirectional and package weft/core/co do.
 type PollReader interface {
 	Reader
 	// PollRead reads into p like Read's future: (n, err, true) when done,
@@ -59,7 +62,8 @@ type PollReader interface {
 	CancelRead()
 }
 
-// PollWriter is the writing twin of PollReader (Tokio's AsyncWrite).
+// PollWriter is the writing twin of PollReader (Tokio's AsyncWrite), with
+// the same rule: one caller at a time; [Op] is the form for many.
 type PollWriter interface {
 	Writer
 	// PollWrite writes a prefix of p like Write's future. Until it reports
