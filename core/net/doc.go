@@ -37,6 +37,16 @@
 // one task can read while another writes, with no lock and no Split
 // needed. Dropping a pending operation ([core.Drop]) cancels it.
 //
+// Several tasks may also read one stream at once, or write it: each Read
+// future, wio.Copy, and Conn of package weft/core/co has an operation of
+// its own, so every byte read goes to exactly one reader and no waiter is
+// forgotten. A Write future writes a prefix of its buffer; concurrent ones
+// may interleave where one is short. Writers that must send whole buffers
+// take turns with the stream's WriteLock: co.Conn's Write does, so, as
+// with Go's net.Conn, each Write call's bytes arrive contiguously. The
+// stream's own poll-style methods (PollRead, PollWrite) are for one
+// caller at a time; code that shares the stream uses a wio.Op of its own.
+//
 // # Deadlines
 //
 // There are no per-socket deadlines: any operation gets one by wrapping its

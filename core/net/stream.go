@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 
 	"github.com/weftrt/weft/core"
+	wio "github.com/weftrt/weft/core/io"
+	wsync "github.com/weftrt/weft/core/sync"
 )
 
 // socket is what every socket type holds: its driver, its handle, and the
@@ -20,48 +22,12 @@ type socket struct {
 	mu           sync.Mutex
 	laddr, raddr gonet.Addr
 
-	// rd and wr are the operations of PollRead and PollWrite, owned by
-	// the one task polling each direction.
-	rd, wr pollSlot
-}
-
-// pollSlot keeps one driver operation for poll-style I/O in one
-// direction, so a loop of PollReads allocates nothing: a finished
-// operation is re-armed for the next buffer when the driver's future
-// supports it (see rearmer), and a new one is requested otherwise.
-type pollSlot struct {
-	op      core.Future[core.Result[int]]
-	pending bool
-}
-
-// rearmer is implemented by a driver's Read and Write futures that can be
-// reused: Rearm readies a resolved future for a new operation on p and
-// reports whether it did. It is an optional, informal capability between a
-// driver and this package; a driver without it costs an allocation per
-// poll-style operation.
-type rearmer interface {
-	Rearm(p []byte) bool
-}
-
-// poll runs one poll-style operation; start makes a fresh one.
-func (sl *pollSlot) poll(cx *core.Context, p []byte, start func([]byte) core.Future[core.Result[int]]) (int, error, bool) {
-	if !sl.pending {
-		if r, ok := sl.op.(rearmer); !ok || !r.Rearm(p) {
-			sl.op = start(p)
-		}
-	}
-	res, ok := sl.op.Poll(cx)
-	sl.pending = !ok
-	return res.Value, res.Err, ok
-}
-
-// cancel drops a pending operation.
-func (sl *pollSlot) cancel() {
-	if sl.pending {
-		core.Drop(sl.op)
-		sl.op = nil
-		sl.pending = false
-	}
+	// rd and wr are the stream's own poll-style operations, behind
+	// PollRead and PollWrite, for the one caller each allows; wlock is
+	// the turn of whole-buffer writers (wio.WriteLocker). Only streams
+	// use them.
+	rd, wr wio.Op
+	wlock  wsync.Mutex
 }
 
 func newSocket(d core.Driver, h core.Handle, network string) *socket {
@@ -146,51 +112,74 @@ func (f *opFuture[T]) Poll(cx *core.Context) (core.Result[T], bool) {
 
 func (f *opFuture[T]) Drop() { core.Drop(f.inner) }
 
+// Rearm re-arms the driver's future (see wio.Rearmer), so a caller's
+// wio.Op on a stream reuses one future, and the driver's operation in it,
+// for every transfer. A driver whose futures cannot be re-armed costs an
+// allocation per transfer instead.
+func (f *opFuture[T]) Rearm(p []byte) bool {
+	r, ok := f.inner.(wio.Rearmer)
+	return ok && r.Rearm(p)
+}
+
 // stream is the part of TCPStream and UnixStream they share.
 type stream struct{ *socket }
 
+// newStream makes a stream of a connected socket.
+func newStream(s *socket) stream {
+	st := stream{s}
+	s.rd, s.wr = wio.ReadOp(st), wio.WriteOp(st)
+	return st
+}
+
 // Read returns a future that reads up to len(p) bytes: (n > 0, nil), or
 // (0, io.EOF) once the peer has shut down its write side and every byte
-// was read. See weft/core/io.Reader.
+// was read. See weft/core/io.Reader. Reads pending at once, from any
+// number of tasks, each get bytes of their own: every byte goes to
+// exactly one of them.
 func (s stream) Read(p []byte) core.Future[core.Result[int]] {
 	return wrap(s.socket, "read", s.d.Read(s.h, p))
 }
 
 // Write returns a future that writes a prefix of p: it resolves once at
 // least one byte is written, and may write fewer than len(p) (use
-// io.WriteAll to write everything). See weft/core/io.Writer.
+// io.WriteAll to write everything). See weft/core/io.Writer. Writes
+// pending at once each write their own prefix; where one is short,
+// another's bytes may follow it before the rest of its buffer (see
+// WriteLock for writers that must not interleave).
 func (s stream) Write(p []byte) core.Future[core.Result[int]] {
 	return wrap(s.socket, "write", s.d.Write(s.h, p))
 }
 
 // PollRead reads into p by polling, without a future per read: the
-// weft/core/io.PollReader interface, which Copy uses. One task at a time
-// may use PollRead on a stream; until it reports done, call it again with
-// the same p. Read futures are independent of it.
+// weft/core/io.PollReader interface. Its operation is the stream's own, so
+// one caller at a time may use it; until it reports done, call it again
+// with the same p. Read futures are independent of it, and so is a
+// wio.ReadOp on the stream, which is what code that shares the stream
+// uses (wio.Copy and package weft/core/co do): each such caller has an
+// operation of its own.
 func (s stream) PollRead(cx *core.Context, p []byte) (int, error, bool) {
-	n, err, ok := s.rd.poll(cx, p, func(p []byte) core.Future[core.Result[int]] { return s.d.Read(s.h, p) })
-	if ok && err != nil {
-		err = s.opError("read", err)
-	}
-	return n, err, ok
+	return s.rd.Poll(cx, p)
 }
 
 // CancelRead abandons a PollRead that reported pending.
-func (s stream) CancelRead() { s.rd.cancel() }
+func (s stream) CancelRead() { s.rd.Cancel() }
 
 // PollWrite writes a prefix of p by polling: the weft/core/io.PollWriter
-// interface. One task at a time may use it; until it reports done, call it
-// again with the same p.
+// interface. Like PollRead it is for one caller at a time; until it
+// reports done, call it again with the same p.
 func (s stream) PollWrite(cx *core.Context, p []byte) (int, error, bool) {
-	n, err, ok := s.wr.poll(cx, p, func(p []byte) core.Future[core.Result[int]] { return s.d.Write(s.h, p) })
-	if ok && err != nil {
-		err = s.opError("write", err)
-	}
-	return n, err, ok
+	return s.wr.Poll(cx, p)
 }
 
 // CancelWrite abandons a PollWrite that reported pending.
-func (s stream) CancelWrite() { s.wr.cancel() }
+func (s stream) CancelWrite() { s.wr.Cancel() }
+
+// WriteLock returns the stream's write lock, which writers that send
+// whole buffers take turns with (weft/core/io.WriteLocker): package
+// weft/core/co's Conn and Writer hold it through each Write, so that each
+// Write's bytes go out contiguously, as with Go's net.Conn. Write futures
+// do not take it.
+func (s stream) WriteLock() *wsync.Mutex { return &s.wlock }
 
 // ReadVectored reads into bufs in order with one operation when the driver
 // supports vectored I/O, and into the first non-empty buffer otherwise.

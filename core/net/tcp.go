@@ -115,7 +115,7 @@ type TCPStream struct{ stream }
 // Go does.
 func newTCPStream(s *socket) *TCPStream {
 	_ = s.d.SetOption(s.h, core.OptNoDelay, 1)
-	return &TCPStream{stream{s}}
+	return &TCPStream{newStream(s)}
 }
 
 // SetNoDelay turns Nagle's algorithm off (true, the default) or on.

@@ -47,7 +47,7 @@ func (l *UnixListener) Close() error { return l.s.close() }
 // that are not about TCP.
 type UnixStream struct{ stream }
 
-func newUnixStream(s *socket) *UnixStream { return &UnixStream{stream{s}} }
+func newUnixStream(s *socket) *UnixStream { return &UnixStream{newStream(s)} }
 
 // DialUnix returns a future of a connection to the Unix socket at path.
 // Dropping it before it resolves closes the socket.
