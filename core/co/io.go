@@ -11,72 +11,101 @@ import (
 
 	"github.com/weftrt/weft/core"
 	wio "github.com/weftrt/weft/core/io"
+	wsync "github.com/weftrt/weft/core/sync"
 	"github.com/weftrt/weft/core/timing"
 )
 
 // Reader returns an io.Reader that reads from r on c's task: each Read
-// awaits one read of r (a poll-style read when r is a wio.PollReader, so
-// a read loop allocates nothing). It must be used only by c's body.
+// awaits one read of r. The reader has an operation of its own (a
+// wio.Op), which it re-arms from one Read to the next when r's futures
+// allow, so a read loop allocates nothing, and so that several tasks can
+// each read r through a Reader of their own. It must be used only by c's
+// body.
 func Reader(c *Ctx, r wio.Reader) io.Reader {
-	a := &reader{c: c, r: r}
-	a.pr, _ = r.(wio.PollReader)
-	return a
+	return &reader{c: c, op: wio.ReadOp(r)}
 }
 
 // Writer returns an io.Writer that writes to w on c's task. A Write
 // returns once all of p is written or an error occurred, as io.Writer
-// requires. It must be used only by c's body.
+// requires. When w is a wio.WriteLocker (weft's streams are), each Write
+// holds w's write lock throughout, so the Writes of Writers and Conns on
+// one stream, from any number of tasks, each go out contiguously. It must
+// be used only by c's body.
 func Writer(c *Ctx, w wio.Writer) io.Writer {
-	a := &writer{c: c, w: w}
-	a.pw, _ = w.(wio.PollWriter)
+	a := &writer{c: c, op: wio.WriteOp(w)}
+	a.turn.init(w)
 	return a
 }
 
 type reader struct {
 	c  *Ctx
-	r  wio.Reader
-	pr wio.PollReader
+	op wio.Op
 }
 
 func (a *reader) Read(p []byte) (int, error) {
-	return transfer(a.c, "Read", p, a.r.Read, pollFn(a.pr, true), nil)
+	return transfer(a.c, "Read", p, &a.op, nil)
 }
 
 type writer struct {
-	c  *Ctx
-	w  wio.Writer
-	pw wio.PollWriter
+	c    *Ctx
+	op   wio.Op
+	turn writeTurn
 }
 
 func (a *writer) Write(p []byte) (int, error) {
-	return writeAll(a.c, p, a.w.Write, pollFn(a.pw, false), nil)
+	return writeAll(a.c, "Write", p, &a.op, &a.turn, nil)
 }
 
-// pollOp is a poll-style operation: poll (returning n, err, done) and
-// cancel.
-type pollOp struct {
-	poll   func(cx *core.Context, p []byte) (int, error, bool)
-	cancel func()
+// writeTurn is a whole-buffer writer's place in the turns of a stream's
+// writers: the stream's write lock, if it has one, and the future that
+// waits for it.
+type writeTurn struct {
+	mu   *wsync.Mutex
+	wait wsync.LockFuture
 }
 
-func pollFn(x any, read bool) *pollOp {
-	if read {
-		if v, ok := x.(wio.PollReader); ok && v != nil {
-			return &pollOp{poll: v.PollRead, cancel: v.CancelRead}
-		}
+func (t *writeTurn) init(w wio.Writer) {
+	if l, ok := w.(wio.WriteLocker); ok {
+		t.mu = l.WriteLock()
+	}
+}
+
+// take waits for the lock, unless the stream has none. With a deadline it
+// gives up once the deadline passes, and returns errTimeout.
+func (t *writeTurn) take(c *Ctx, op string, dl *deadline) error {
+	if t.mu == nil || t.mu.TryLock() {
 		return nil
 	}
-	if v, ok := x.(wio.PollWriter); ok && v != nil {
-		return &pollOp{poll: v.PollWrite, cancel: v.CancelWrite}
-	}
-	return nil
+	f := t.mu.LockInto(&t.wait)
+	return await(c, op, dl, func(cx *core.Context) bool {
+		_, ok := f.Poll(cx)
+		return ok
+	}, f.Drop)
 }
 
-// writeAll writes all of p with one operation after another.
-func writeAll(c *Ctx, p []byte, start func([]byte) core.Future[core.Result[int]], po *pollOp, dl *deadline) (int, error) {
+// give hands the lock on, to the next writer in line.
+func (t *writeTurn) give(c *Ctx) {
+	if t.mu != nil {
+		t.mu.UnlockFrom(c.cx)
+	}
+}
+
+// writeAll writes all of p with one operation after another, holding the
+// stream's write lock throughout, so no other whole-buffer writer's bytes
+// come between the first and the last of p. The lock is released however
+// the write ends, including when the body unwinds.
+func writeAll(c *Ctx, op string, p []byte, o *wio.Op, turn *writeTurn, dl *deadline) (int, error) {
+	c.running(op)
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if err := turn.take(c, op, dl); err != nil {
+		return 0, err
+	}
+	defer turn.give(c)
 	total := 0
 	for total < len(p) {
-		n, err := transfer(c, "Write", p[total:], start, po, dl)
+		n, err := transfer(c, op, p[total:], o, dl)
 		total += n
 		if err != nil {
 			return total, err
@@ -92,55 +121,51 @@ func writeAll(c *Ctx, p []byte, start func([]byte) core.Future[core.Result[int]]
 // wraps it: os.ErrDeadlineExceeded, which reports Timeout() true.
 var errTimeout = os.ErrDeadlineExceeded
 
-// transfer runs one read or write of p on c's task: a poll-style
-// operation when po is set, else the future start(p). With a deadline dl
-// it also watches dl, which another goroutine may move while the body
-// waits; the operation is cancelled and errTimeout returned once the
-// deadline passes.
-func transfer(c *Ctx, op string, p []byte, start func([]byte) core.Future[core.Result[int]], po *pollOp, dl *deadline) (int, error) {
-	cx := c.running(op)
+// transfer runs one read or write of p on c's task with the caller's
+// operation o; see await for the deadline.
+func transfer(c *Ctx, op string, p []byte, o *wio.Op, dl *deadline) (int, error) {
+	c.running(op)
 	if len(p) == 0 {
 		return 0, nil
 	}
-	var fut core.Future[core.Result[int]]
+	var (
+		n   int
+		err error
+	)
+	if werr := await(c, op, dl, func(cx *core.Context) bool {
+		var done bool
+		n, err, done = o.Poll(cx, p)
+		return done
+	}, o.Cancel); werr != nil {
+		return 0, werr
+	}
+	return n, err
+}
+
+// await calls step on c's task until it reports done, suspending the body
+// in between (step arranges the wake, as a future's Poll does). With a
+// deadline dl it also watches dl, which another goroutine may move while
+// the body waits: once the deadline has passed, cancel abandons the step
+// and await returns errTimeout. If the task is dropped while waiting,
+// cancel is called and the body unwinds.
+func await(c *Ctx, op string, dl *deadline, step func(cx *core.Context) bool, cancel func()) error {
+	cx := c.running(op)
 	var w deadlineWatch
 	defer w.stop()
-	cancel := func() {
-		if po != nil {
-			po.cancel()
-		} else {
-			core.Drop(fut)
-		}
-	}
 	for {
 		if dl != nil {
 			if expired := w.update(cx, dl); expired {
 				cancel()
-				return 0, errTimeout
+				return errTimeout
 			}
 		}
-		var (
-			n    int
-			err  error
-			done bool
-		)
-		if po != nil {
-			n, err, done = po.poll(cx, p)
-		} else {
-			if fut == nil {
-				fut = start(p)
-			}
-			var res core.Result[int]
-			res, done = fut.Poll(cx)
-			n, err = res.Value, res.Err
-		}
-		if done {
-			return n, err
+		if step(cx) {
+			return nil
 		}
 		if dl != nil {
 			if w.poll(cx) {
 				cancel()
-				return 0, errTimeout
+				return errTimeout
 			}
 			// Deadline moves by another goroutine wake this task; a
 			// move between the check above and this registration is
@@ -267,8 +292,8 @@ func runtimeTimer(cx *core.Context) *core.Time {
 // Stream is what [Conn] adapts: a weft stream (core/net's TCPStream and
 // UnixStream, core/io's DuplexStream). Optional methods are used when the
 // stream has them: LocalAddr and RemoteAddr (net.Addr), CloseWrite and
-// CloseRead (error), and poll-style reading and writing
-// (wio.PollReader, wio.PollWriter).
+// CloseRead (error), and WriteLock (wio.WriteLocker), which makes Writes
+// take turns.
 type Stream interface {
 	wio.Reader
 	wio.Writer
@@ -280,7 +305,8 @@ type Stream interface {
 type StreamConn struct {
 	c      *Ctx
 	s      Stream
-	rd, wr *pollOp
+	rd, wr wio.Op
+	turn   writeTurn
 	rdl    deadline
 	wdl    deadline
 }
@@ -289,26 +315,36 @@ var _ net.Conn = (*StreamConn)(nil)
 
 // Conn returns a net.Conn on s for c's body: Read and Write await the
 // stream's operations on c's task. Read and Write must be called from c's
-// body only (to use one stream from two tasks, give each its own Conn:
-// weft streams allow a read and a write in flight at once). Close, the
-// deadline setters and the address getters may be called from anywhere;
-// moving a deadline wakes a body waiting on it, and closing the stream
-// fails its pending operations.
+// body only; Close, the deadline setters and the address getters may be
+// called from anywhere. Moving a deadline wakes a body waiting on it, and
+// closing the stream fails its pending operations.
+//
+// To use one stream from several tasks, as Go programs share a net.Conn
+// between goroutines, give each task a Conn of its own on it: each Conn
+// has its own read and write operations (re-armed from one call to the
+// next, so a loop allocates nothing), so any number of tasks may read and
+// write at once. Reads wait side by side, and each byte read goes to
+// exactly one of them. Writes take turns when the stream is a
+// wio.WriteLocker (weft's streams are): a Write holds the stream's write
+// lock until all of p is written, so the bytes of one Write are never
+// interleaved with another Conn's (or Writer's) Write, and concurrent
+// Writes are carried whole, one after another, as a Go net.Conn's are.
+// Write futures used directly on the same stream do not take the turn.
 //
 // Deadlines follow net.Conn: an operation past its deadline fails with an
 // error matching os.ErrDeadlineExceeded (a *net.OpError whose Timeout
-// reports true). They are enforced with the runtime's timer; without one
-// only deadlines that have already passed are.
+// reports true); a Write waiting for its turn fails so too, having written
+// nothing. They are enforced with the runtime's timer; without one only
+// deadlines that have already passed are.
 func Conn(c *Ctx, s Stream) *StreamConn {
-	sc := &StreamConn{c: c, s: s}
-	sc.rd = pollFn(s, true)
-	sc.wr = pollFn(s, false)
+	sc := &StreamConn{c: c, s: s, rd: wio.ReadOp(s), wr: wio.WriteOp(s)}
+	sc.turn.init(s)
 	return sc
 }
 
 // Read implements io.Reader.
 func (sc *StreamConn) Read(p []byte) (int, error) {
-	n, err := transfer(sc.c, "Conn.Read", p, sc.s.Read, sc.rd, &sc.rdl)
+	n, err := transfer(sc.c, "Conn.Read", p, &sc.rd, &sc.rdl)
 	if err != nil && err != io.EOF {
 		err = sc.opError("read", err)
 	}
@@ -316,9 +352,9 @@ func (sc *StreamConn) Read(p []byte) (int, error) {
 }
 
 // Write implements io.Writer: it returns once all of p is written, or
-// with an error.
+// with an error. It holds the stream's write lock throughout (see Conn).
 func (sc *StreamConn) Write(p []byte) (int, error) {
-	n, err := writeAll(sc.c, p, sc.s.Write, sc.wr, &sc.wdl)
+	n, err := writeAll(sc.c, "Conn.Write", p, &sc.wr, &sc.turn, &sc.wdl)
 	if err != nil {
 		err = sc.opError("write", err)
 	}
