@@ -35,6 +35,12 @@ type Module struct {
 	Name      string
 	Doc       string // one line: what the module is
 	NewConfig func() any
+	// Available, when set, reports whether the module can be built on
+	// this system at all (an OS facility it needs, such as epoll or
+	// kqueue); nil means it always can. Loading a configuration that
+	// selects the module calls it and reports its error at the section's
+	// kind key, so that checking a configuration and building it agree.
+	Available func() error
 	// New builds an instance from a validated configuration (nil when
 	// NewConfig is nil) and returns a Scheduler, Driver, Timer or Clock
 	// according to Kind. params is a *SchedulerParams, *DriverParams,

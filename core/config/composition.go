@@ -110,8 +110,8 @@ type RuntimeConfig struct {
 	// ShutdownTimeout bounds how long shutdown waits for blocking work;
 	// zero does not wait. Not negative.
 	ShutdownTimeout time.Duration `koanf:"shutdown_timeout"`
-	// EventBuffer is how many driver events a worker takes per park. At
-	// least 1.
+	// EventBuffer is how many driver events a worker takes per park.
+	// Between 1 and MaxEventBuffer.
 	EventBuffer int `koanf:"event_buffer"`
 	// Blocking configures the pool that runs blocking calls.
 	Blocking BlockingConfig `koanf:"blocking"`
@@ -120,13 +120,29 @@ type RuntimeConfig struct {
 // BlockingConfig configures the runtime's pool of goroutines for blocking
 // calls.
 type BlockingConfig struct {
-	// MaxThreads caps the goroutines running blocking calls at once. At
-	// least 1.
+	// MaxThreads caps the goroutines running blocking calls at once.
+	// Between 1 and MaxBlockingThreads.
 	MaxThreads int `koanf:"max_threads"`
 	// KeepAlive is how long an idle blocking goroutine waits for work
 	// before it exits. Positive.
 	KeepAlive time.Duration `koanf:"keep_alive"`
 }
+
+// The bounds of the runtime's counts: what one machine can serve.
+const (
+	// MaxEventBuffer bounds runtime.event_buffer. Each driver allocates an
+	// event buffer of this size (12 to 32 bytes an event), and a park that
+	// finds more events ready leaves the rest to the next one, so a larger
+	// buffer only costs memory: 65536 events are at most 2 MiB a driver,
+	// and percore has a driver per worker.
+	MaxEventBuffer = 1 << 16
+	// MaxBlockingThreads bounds runtime.blocking.max_threads. A blocking
+	// call in progress holds an OS thread, and Go aborts a program that
+	// uses more than 10000 of them (the default of
+	// runtime/debug.SetMaxThreads); 8192 leaves the rest to the
+	// scheduler's workers and the program's own threads.
+	MaxBlockingThreads = 8192
+)
 
 // DefaultRuntime returns the runtime settings used when the configuration
 // sets none.
@@ -162,9 +178,15 @@ func (r *RuntimeConfig) Validate() error {
 	}
 	if r.EventBuffer < 1 {
 		bad("event_buffer", fmt.Sprintf("must be >= 1, got %d", r.EventBuffer))
+	} else if r.EventBuffer > MaxEventBuffer {
+		bad("event_buffer", fmt.Sprintf("must be at most %d (a park that finds more events ready leaves the rest "+
+			"to the next one; a larger buffer only costs memory), got %d", MaxEventBuffer, r.EventBuffer))
 	}
 	if r.Blocking.MaxThreads < 1 {
 		bad("blocking.max_threads", fmt.Sprintf("must be >= 1, got %d", r.Blocking.MaxThreads))
+	} else if r.Blocking.MaxThreads > MaxBlockingThreads {
+		bad("blocking.max_threads", fmt.Sprintf("must be at most %d (each blocking call holds an OS thread, and Go "+
+			"aborts a program with more than 10000), got %d", MaxBlockingThreads, r.Blocking.MaxThreads))
 	}
 	if r.Blocking.KeepAlive <= 0 {
 		bad("blocking.keep_alive", fmt.Sprintf("must be > 0, got %v", r.Blocking.KeepAlive))

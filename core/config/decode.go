@@ -34,6 +34,11 @@ type decoder struct {
 	// non-file source that set it, so a message can say where a bad value
 	// came from.
 	origin map[string]string
+	// kindNotes maps a section whose kind the environment chose to a note
+	// saying so, added to every other problem in the section: its keys
+	// are checked against the module the environment named, which may not
+	// be the one the file names.
+	kindNotes map[string]string
 }
 
 // fail records a problem at key.
@@ -41,14 +46,18 @@ func (d *decoder) fail(key, problem string, valid []string, cause error) {
 	d.add(&core.ConfigError{Key: key, Problem: problem, Valid: valid, Err: cause})
 }
 
-// add records e, noting where its value came from when that is known.
+// add records e, noting where its value came from when that is known, and
+// which module the environment chose for its section.
 func (d *decoder) add(e *core.ConfigError) {
+	c := *e
 	if o, ok := d.origin[e.Key]; ok {
-		c := *e
 		c.Problem += " (from " + o + ")"
-		e = &c
 	}
-	d.errs = append(d.errs, e)
+	section := sectionOf(e.Key)
+	if note := d.kindNotes[section]; note != "" && e.Key != joinKey(section, kindKey) {
+		c.Problem += note
+	}
+	d.errs = append(d.errs, &c)
 }
 
 // validation records the result of a Validate method whose keys are
@@ -244,36 +253,28 @@ func decodesText(t reflect.Type) bool {
 	return reflect.PointerTo(t).Implements(textUnmarshalerType)
 }
 
-// decodeDuration accepts a Go duration string or integer nanoseconds (as
-// a number or a string of digits).
+// decodeDuration accepts a Go duration string ("250ms", "1h30m"). A number
+// without a unit (5, or "5" from the environment) is an error that shows
+// the units, as it is not clear what it counts; only zero, the same in
+// every unit, may be written bare.
 func (d *decoder) decodeDuration(key string, v any, dst reflect.Value) {
-	if s, ok := v.(string); ok && !isDigits(s) {
-		dur, err := time.ParseDuration(s)
-		if err != nil {
-			d.wrongType(key, durationType, v)
+	s, isString := v.(string)
+	if isString {
+		if dur, err := time.ParseDuration(s); err == nil {
+			dst.SetInt(int64(dur))
 			return
 		}
-		dst.SetInt(int64(dur))
-		return
 	}
-	s, ok := integerText(v)
-	if !ok {
+	f, isNumber := number(v, 64)
+	switch {
+	case !isNumber:
 		d.wrongType(key, durationType, v)
-		return
+	case f == 0:
+		dst.SetInt(0)
+	default:
+		d.fail(key, fmt.Sprintf("want a duration with a unit, such as 250ms, 10s or 1h30m, got %s, "+
+			"which has no unit (the units are ns, us, ms, s, m and h)", describe(v)), nil, nil)
 	}
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil {
-		d.badInteger(key, durationType, v, err)
-		return
-	}
-	dst.SetInt(n)
-}
-
-// isDigits reports whether s is a non-empty run of ASCII digits, maybe
-// signed: integer nanoseconds where a duration is expected.
-func isDigits(s string) bool {
-	s = strings.TrimPrefix(strings.TrimPrefix(s, "-"), "+")
-	return s != "" && strings.Trim(s, "0123456789") == ""
 }
 
 // decodeSlice decodes a list, or a comma-separated string (an environment

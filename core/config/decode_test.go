@@ -86,16 +86,17 @@ func TestDecoderConvertsStringsAsTheEnvironmentGivesThem(t *testing.T) {
 
 func TestDecoderTakesNumbersOfEveryParser(t *testing.T) {
 	// YAML gives int, TOML int64, JSON float64 and big YAML integers uint64.
+	// A duration is a number only when it is zero.
 	s, errs := decode(map[string]any{
-		"i": int64(5), "i64": float64(1 << 40), "u": uint64(1 << 63), "f": 3, "d": int64(1500), "ds": []any{float64(1e9), "2s"},
+		"i": int64(5), "i64": float64(1 << 40), "u": uint64(1 << 63), "f": 3, "d": int64(0), "ds": []any{float64(0), "2s"},
 	})
 	require.Empty(t, errs)
 	assert.Equal(t, 5, s.I)
 	assert.Equal(t, int64(1<<40), s.I64)
 	assert.Equal(t, uint(1<<63), s.U)
 	assert.Equal(t, 3.0, s.F)
-	assert.Equal(t, 1500*time.Nanosecond, s.D)
-	assert.Equal(t, []time.Duration{time.Second, 2 * time.Second}, s.Ds)
+	assert.Equal(t, time.Duration(0), s.D)
+	assert.Equal(t, []time.Duration{0, 2 * time.Second}, s.Ds)
 }
 
 func TestDecoderTakesGoValuesOfTheFieldsType(t *testing.T) {

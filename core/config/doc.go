@@ -45,9 +45,15 @@
 // WEFT_RUNTIME_BLOCKING_MAX_THREADS). Because keys contain underscores, a
 // variable is matched against the names of the keys that exist rather than
 // split on underscores; the WEFT_<SECTION>_KIND variables are resolved first
-// so the chosen module's keys are known. A WEFT_ variable that names no key
-// is an error listing the variables of its section. A list takes a
-// comma-separated value.
+// so the chosen module's keys are known. A list takes a comma-separated
+// value.
+//
+// A WEFT_ variable that names no key is not an error, since another
+// program or another version of weft may own it: loading ignores it and
+// logs a warning naming the closest valid variable (on LoadOptions.Log,
+// slog.Default() when that is nil). When a WEFT_<SECTION>_KIND variable
+// chose a section's module, every other problem in that section says so,
+// as its keys were checked against that module rather than the file's.
 //
 // # Decoding
 //
@@ -61,8 +67,18 @@
 // strings. Otherwise the only conversions are between numbers: an integer
 // is a valid float, and a float with no fractional part (JSON has no
 // integers) a valid integer, range-checked for the field. A number is never
-// a string. A duration is a Go duration string or an integer number of
-// nanoseconds. A null value leaves the default.
+// a string. A duration is a Go duration string with its unit ("250ms",
+// "10s", "1h30m"); a bare number is an error that shows the units, except
+// 0, which is zero in every unit. A null value leaves the default.
+//
+// # Checks
+//
+// A module's Validate method checks its own keys, including the bounds of
+// what the machine can serve (a worker count, an event buffer, the CPUs a
+// worker may be pinned to), and a module that cannot exist on this system
+// (core.Module.Available: kqueue on Linux) is a problem at its section's
+// kind. So a configuration that loads is one the runtime can be built
+// from, and `weft config check` agrees with rt.Builder.Build.
 //
 // # Errors
 //

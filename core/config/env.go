@@ -1,6 +1,8 @@
 package config
 
 import (
+	"fmt"
+	"log/slog"
 	"maps"
 	"reflect"
 	"slices"
@@ -57,9 +59,11 @@ func (l *loader) envKinds(env []envVar) map[string]any {
 
 // envKeys returns the layer of the other WEFT_ variables, matched against
 // the keys that exist now that each section's module is known. A variable
-// that names no key is reported with the variables of its section; those of
-// a section whose kind did not resolve are skipped, as their keys are
-// unknown.
+// that names no key is not an error: another program, or another version
+// of weft, may own it, and a runtime that never asked for it should still
+// build. It is left out with a warning naming the closest valid variable.
+// Those of a section whose kind did not resolve are skipped, as their keys
+// are unknown.
 func (l *loader) envKeys(env []envVar, c *Composition, resolved map[core.Kind]bool) map[string]any {
 	// The variables of each section, mapped to their dotted keys.
 	bySection := map[string]map[string]string{}
@@ -81,25 +85,30 @@ func (l *loader) envKeys(env []envVar, c *Composition, resolved map[core.Kind]bo
 			}
 		}
 	}
+	var known []string
+	for _, vars := range bySection {
+		known = append(known, slices.Collect(maps.Keys(vars))...)
+	}
+	slices.Sort(known)
 
 	layer := map[string]any{}
 	for _, v := range env {
 		section := envSection(v.name)
 		switch {
 		case section == "":
-			var valid []string
-			for _, s := range sections() {
-				valid = append(valid, EnvName(s)+"_*")
-			}
-			slices.Sort(valid)
-			l.dec.fail(v.name, "unknown environment variable: it names no section", valid, nil)
+			l.warnings = append(l.warnings, envWarning{name: v.name, closest: closest(v.name, known),
+				why: "it names no section (runtime, driver, clock, timer or scheduler)"})
 		case section != runtimeSection && !resolved[core.Kind(section)]:
 		case v.name == EnvName(joinKey(section, kindKey)) && section != runtimeSection:
 			// Applied by envKinds.
 		default:
 			key, ok := bySection[section][v.name]
 			if !ok {
-				l.dec.fail(v.name, "unknown environment variable", slices.Sorted(maps.Keys(bySection[section])), nil)
+				why := "the runtime section has no such key"
+				if section != runtimeSection {
+					why = fmt.Sprintf("%s %q has no such key", section, c.selection(core.Kind(section)).Name)
+				}
+				l.warnings = append(l.warnings, envWarning{name: v.name, closest: closest(v.name, known), why: why})
 				continue
 			}
 			setPath(layer, key, v.value)
@@ -109,6 +118,52 @@ func (l *loader) envKeys(env []envVar, c *Composition, resolved map[core.Kind]bo
 		}
 	}
 	return layer
+}
+
+// envWarning is a WEFT_ variable that names no key, which loading ignores.
+type envWarning struct {
+	name    string // the variable
+	why     string // why it names no key
+	closest string // the valid variable nearest to it by spelling
+}
+
+// log reports w on log.
+func (w envWarning) log(log *slog.Logger) {
+	log.Warn(fmt.Sprintf("weft: ignoring environment variable %s: %s; the closest valid variable is %s",
+		w.name, w.why, w.closest), "variable", w.name, "closest", w.closest)
+}
+
+// closest returns the candidate nearest to name by edit distance, the
+// first in order among equals; candidates is not empty.
+func closest(name string, candidates []string) string {
+	best, bestDist := "", -1
+	for _, c := range candidates {
+		if d := editDistance(name, c); bestDist < 0 || d < bestDist {
+			best, bestDist = c, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // envSection returns the section a variable belongs to by its prefix, or

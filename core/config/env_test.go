@@ -1,6 +1,8 @@
 package config_test
 
 import (
+	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -25,7 +27,7 @@ func TestEnvironmentVariablesNameKeysThatContainUnderscores(t *testing.T) {
 	c := mustLoad(t, config.LoadOptions{Environ: []string{
 		"WEFT_RUNTIME_BLOCKING_MAX_THREADS=64",
 		"WEFT_RUNTIME_BLOCKING_KEEP_ALIVE=90s",
-		"WEFT_RUNTIME_SHUTDOWN_TIMEOUT=1500000000",
+		"WEFT_RUNTIME_SHUTDOWN_TIMEOUT=1500ms",
 		"WEFT_RUNTIME_UNHANDLED_PANIC=shutdown_runtime",
 		"WEFT_RUNTIME_EVENT_BUFFER=16",
 		"WEFT_SCHEDULER_QUEUE_LIFO_LIMIT=2",
@@ -37,7 +39,7 @@ func TestEnvironmentVariablesNameKeysThatContainUnderscores(t *testing.T) {
 	}})
 	assert.Equal(t, 64, c.Runtime.Blocking.MaxThreads)
 	assert.Equal(t, 90*time.Second, c.Runtime.Blocking.KeepAlive)
-	assert.Equal(t, 1500*time.Millisecond, c.Runtime.ShutdownTimeout, "integer nanoseconds are a duration")
+	assert.Equal(t, 1500*time.Millisecond, c.Runtime.ShutdownTimeout)
 	assert.Equal(t, config.UnhandledPanicShutdownRuntime, c.Runtime.UnhandledPanic)
 	assert.Equal(t, 16, c.Runtime.EventBuffer)
 	cfg := sched(t, c)
@@ -62,22 +64,44 @@ func TestTheEnvironmentKindIsResolvedBeforeTheModuleKeys(t *testing.T) {
 	assert.Equal(t, &timerConfig{Resolution: 10 * time.Millisecond}, c.Timer.Config)
 }
 
-func TestAnUnknownEnvironmentVariableListsTheVariablesOfItsSection(t *testing.T) {
-	_, err := config.LoadWith(config.LoadOptions{Environ: []string{
+// A WEFT_ variable that names no key may belong to another program or
+// another version of weft: loading ignores it with a warning naming the
+// closest valid variable, and does not fail.
+func TestAnUnknownEnvironmentVariableIsIgnoredWithAWarningNamingTheClosest(t *testing.T) {
+	log, out := captureLog()
+	c, err := config.LoadWith(config.LoadOptions{Log: log, Environ: []string{
 		"WEFT_SCHEDULER_WOKERS=4",
 		"WEFT_RUNTIME_KIND=fast",
 		"WEFT_DRIVER_DEPTH=2",
-		"WEFT_LOGLEVEL=debug",
+		"WEFT_HOME=/opt/weft",
+		"WEFT_SCHEDULER_WORKERS=5",
 	}})
-	assert.Equal(t, `weft: config key "WEFT_SCHEDULER_WOKERS": unknown environment variable (valid: `+
-		`WEFT_SCHEDULER_CPUS, WEFT_SCHEDULER_KIND, WEFT_SCHEDULER_PINNED, WEFT_SCHEDULER_QUEUE_DEPTH, `+
-		`WEFT_SCHEDULER_QUEUE_LIFO_LIMIT, WEFT_SCHEDULER_QUEUE_POLICY, WEFT_SCHEDULER_RATIO, `+
-		`WEFT_SCHEDULER_TAGS, WEFT_SCHEDULER_TICK, WEFT_SCHEDULER_WORKERS)`,
-		requireProblem(t, err, "WEFT_SCHEDULER_WOKERS"))
-	requireProblem(t, err, "WEFT_RUNTIME_KIND", "unknown environment variable", "WEFT_RUNTIME_BLOCKING_MAX_THREADS")
-	requireProblem(t, err, "WEFT_DRIVER_DEPTH", "unknown environment variable (valid: WEFT_DRIVER_KIND)")
-	requireProblem(t, err, "WEFT_LOGLEVEL", "it names no section",
-		"(valid: WEFT_CLOCK_*, WEFT_DRIVER_*, WEFT_RUNTIME_*, WEFT_SCHEDULER_*, WEFT_TIMER_*)")
+	require.NoError(t, err)
+	assert.Equal(t, 5, sched(t, c).Workers, "the known variables still apply")
+	lines := splitLines(strings.TrimSpace(out.String()))
+	require.Len(t, lines, 4, out.String())
+	for i, want := range [][]string{
+		{"level=WARN", "ignoring environment variable WEFT_DRIVER_DEPTH", `driver \"none\" has no such key`,
+			"variable=WEFT_DRIVER_DEPTH", "closest=WEFT_DRIVER_KIND"},
+		{"ignoring environment variable WEFT_HOME", "it names no section", "variable=WEFT_HOME", "closest="},
+		{"ignoring environment variable WEFT_RUNTIME_KIND", "the runtime section has no such key",
+			"closest=WEFT_RUNTIME_NAME"},
+		{"ignoring environment variable WEFT_SCHEDULER_WOKERS", `scheduler \"test-sched\" has no such key`,
+			"the closest valid variable is WEFT_SCHEDULER_WORKERS", "closest=WEFT_SCHEDULER_WORKERS"},
+	} {
+		for _, w := range want {
+			assert.Contains(t, lines[i], w)
+		}
+	}
+}
+
+// Without a logger, the warning goes to slog's default logger.
+func TestTheWarningGoesToTheDefaultLoggerWithoutOne(t *testing.T) {
+	log, out := captureLog()
+	defer func(old *slog.Logger) { slog.SetDefault(old) }(slog.Default())
+	slog.SetDefault(log)
+	mustLoad(t, config.LoadOptions{Environ: []string{"WEFT_HOME=/opt/weft"}})
+	assert.Contains(t, out.String(), "variable=WEFT_HOME")
 }
 
 func TestABadEnvironmentValueNamesItsVariable(t *testing.T) {

@@ -59,7 +59,7 @@ scheduler:
 // Every problem is reported at once, one per line, each naming its key.
 func ExampleLoadWith_errors() {
 	_, err := config.LoadWith(config.LoadOptions{
-		Environ: []string{"WEFT_SCHEDULER_WOKERS=4"},
+		Environ: []string{"WEFT_SCHEDULER_QUEUE_POLICY=random"},
 		Overrides: map[string]any{
 			"scheduler.workers":       0,
 			"runtime.unhandled_panic": "explode",
@@ -70,6 +70,6 @@ func ExampleLoadWith_errors() {
 	// Output:
 	// weft: config key "runtime.unhandled_panic": unknown value "explode" (from overrides) (valid: log, ignore, shutdown_runtime, crash)
 	// weft: config key "driver.kind": unknown driver "epoll" (from overrides) (valid: test-driver, none)
-	// weft: config key "WEFT_SCHEDULER_WOKERS": unknown environment variable (valid: WEFT_SCHEDULER_CPUS, WEFT_SCHEDULER_KIND, WEFT_SCHEDULER_PINNED, WEFT_SCHEDULER_QUEUE_DEPTH, WEFT_SCHEDULER_QUEUE_LIFO_LIMIT, WEFT_SCHEDULER_QUEUE_POLICY, WEFT_SCHEDULER_RATIO, WEFT_SCHEDULER_TAGS, WEFT_SCHEDULER_TICK, WEFT_SCHEDULER_WORKERS)
 	// weft: config key "scheduler.workers": must be >= 1, got 0 (from overrides)
+	// weft: config key "scheduler.queue.policy": unknown value "random" (from WEFT_SCHEDULER_QUEUE_POLICY) (valid: fifo, lifo)
 }

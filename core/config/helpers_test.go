@@ -1,8 +1,10 @@
 package config_test
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,6 +92,12 @@ func init() {
 		New: newNothing,
 	})
 	core.Register(core.Module{
+		Kind: core.KindDriver, Name: "test-driver-elsewhere", Doc: "a fake driver for another system",
+		NewConfig: func() any { return &otherSchedConfig{LocalQueueSize: 1} },
+		Available: func() error { return errors.New("test-driver-elsewhere needs plan9") },
+		New:       newNothing,
+	})
+	core.Register(core.Module{
 		Kind: core.KindClock, Name: "test-broken-clock", Doc: "a clock whose NewConfig is wrong",
 		NewConfig: func() any { return timerConfig{} }, // not a pointer
 		New:       newNothing,
@@ -155,6 +163,19 @@ func requireProblem(t *testing.T, err error, key string, want ...string) string 
 	}
 	require.Failf(t, "no problem at key", "key %q; problems at %s:\n%v", key, strings.Join(keys, ", "), err)
 	return ""
+}
+
+// captureLog returns a logger that writes text lines, without times, to
+// the buffer returned with it.
+func captureLog() (*slog.Logger, *bytes.Buffer) {
+	var buf bytes.Buffer
+	h := slog.NewTextHandler(&buf, &slog.HandlerOptions{ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+		if a.Key == slog.TimeKey {
+			return slog.Attr{}
+		}
+		return a
+	}})
+	return slog.New(h), &buf
 }
 
 // mustLoad loads opts and fails the test on an error.

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"maps"
 	"os"
 	"reflect"
@@ -30,6 +31,9 @@ type LoadOptions struct {
 	// before the registry. A program (or the conformance kit) uses them to
 	// compose a module it does not want to register process-wide.
 	Modules []core.Module
+	// Log receives the load's warnings: each WEFT_ variable that names no
+	// key, which is ignored. Nil means slog.Default().
+	Log *slog.Logger
 }
 
 // Load loads the composition from the file at path ("" for none) and the
@@ -44,13 +48,16 @@ func Load(path string) (*Composition, error) {
 //
 // A file that cannot be read or parsed stops loading with a *FileError.
 // Otherwise every problem found is reported: the error is an errors.Join of
-// *core.ConfigError values, and the Composition is nil.
+// *core.ConfigError values, and the Composition is nil. A WEFT_ variable
+// that names no key is no problem: it is ignored with a warning on
+// opts.Log.
 func LoadWith(opts LoadOptions) (*Composition, error) {
 	l := &loader{
 		extra: opts.Modules,
 		k:     koanf.New("."),
-		dec:   &decoder{origin: map[string]string{}},
+		dec:   &decoder{origin: map[string]string{}, kindNotes: map[string]string{}},
 	}
+	defer l.warn(opts.Log)
 	// Layer 1: defaults.
 	l.merge(defaultTree())
 	// Layer 2: the file.
@@ -112,18 +119,34 @@ func sectionRank(err error) int {
 	if !ok {
 		return -1
 	}
-	section, _, _ := strings.Cut(ce.Key, ".")
-	if strings.HasPrefix(ce.Key, envPrefix) {
-		section = envSection(ce.Key)
-	}
-	return slices.Index(sections(), section)
+	return slices.Index(sections(), sectionOf(ce.Key))
+}
+
+// sectionOf returns the top-level section of a dotted key.
+func sectionOf(key string) string {
+	section, _, _ := strings.Cut(key, ".")
+	return section
 }
 
 // loader carries one LoadWith call.
 type loader struct {
-	extra []core.Module
-	k     *koanf.Koanf
-	dec   *decoder
+	extra    []core.Module
+	k        *koanf.Koanf
+	dec      *decoder
+	warnings []envWarning
+}
+
+// warn logs the load's warnings on log, or slog.Default() when log is nil.
+func (l *loader) warn(log *slog.Logger) {
+	if len(l.warnings) == 0 {
+		return
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	for _, w := range l.warnings {
+		w.log(log)
+	}
 }
 
 // merge merges a layer over the tree.
@@ -178,10 +201,7 @@ func (l *loader) resolveKinds(c *Composition) map[core.Kind]bool {
 	resolved := map[core.Kind]bool{}
 	for _, kind := range core.Kinds {
 		key := joinKey(string(kind), kindKey)
-		valid := l.names(kind)
-		if noneAllowed(kind) {
-			valid = append(valid, None)
-		}
+		valid := l.available(kind)
 		v := l.k.Get(key)
 		if v == nil {
 			v = DefaultKind(kind)
@@ -212,8 +232,36 @@ func (l *loader) resolveKinds(c *Composition) map[core.Kind]bool {
 		}
 		sel.Module = m
 		resolved[kind] = true
+		if o := l.dec.origin[key]; strings.HasPrefix(o, envPrefix) {
+			// Every other problem in the section is about the keys of a
+			// module the environment chose; say so.
+			l.dec.kindNotes[string(kind)] = fmt.Sprintf(" (%s is %q, set by %s)", key, name, o)
+		}
+		if m.Available == nil {
+			continue
+		}
+		if err := m.Available(); err != nil {
+			// The section's keys are still checked, so that every
+			// problem is reported.
+			l.dec.fail(key, fmt.Sprintf("%s %q is not available on this system: %v", kind, name, err), valid, err)
+		}
 	}
 	return resolved
+}
+
+// available lists the names of kind whose modules can be built on this
+// system (and None where it is allowed), sorted.
+func (l *loader) available(kind core.Kind) []string {
+	var names []string
+	for _, name := range l.names(kind) {
+		if m, err := l.lookup(kind, name); err == nil && (m.Available == nil || m.Available() == nil) {
+			names = append(names, name)
+		}
+	}
+	if noneAllowed(kind) {
+		names = append(names, None)
+	}
+	return names
 }
 
 // decodeModule decodes a module section into a fresh configuration of the

@@ -81,7 +81,7 @@ keep_alive = "1m"
 kind = "test-driver"
 [timer]
 kind = "test-timer"
-resolution = 5000000
+resolution = "5ms"
 [scheduler]
 kind = "test-sched"
 workers = 8
@@ -309,15 +309,17 @@ runtime: {event_buffer: 0, colour: blue}
 driver: {kind: epoll}
 scheduler: {workers: 0, wokers: 1}
 `)
-	_, err := config.LoadWith(config.LoadOptions{Path: path, Environ: []string{"WEFT_TIMER_FOO=1"}})
+	log, out := captureLog()
+	_, err := config.LoadWith(config.LoadOptions{Path: path, Environ: []string{"WEFT_TIMER_FOO=1"}, Log: log})
 	var keys []string
 	for _, p := range problems(t, err) {
 		keys = append(keys, p.Key)
 	}
 	assert.ElementsMatch(t, []string{
 		"runtime.colour", "runtime.event_buffer", "driver.kind",
-		"scheduler.wokers", "scheduler.workers", "WEFT_TIMER_FOO",
+		"scheduler.wokers", "scheduler.workers",
 	}, keys)
+	assert.Contains(t, out.String(), "variable=WEFT_TIMER_FOO", "an unknown variable is a warning, not a problem")
 	// One problem per line, as weft config check prints them.
 	assert.Len(t, splitLines(err.Error()), len(keys))
 }
@@ -352,4 +354,71 @@ func splitLines(s string) []string {
 		}
 	}
 	return append(lines, s[start:])
+}
+
+func TestADurationWithoutAUnitIsAnErrorThatShowsTheUnits(t *testing.T) {
+	const units = "which has no unit (the units are ns, us, ms, s, m and h)"
+	for name, content := range map[string]string{
+		"weft.yaml": "runtime: {shutdown_timeout: 5, blocking: {keep_alive: 2.5}}\n",
+		"weft.toml": "[runtime]\nshutdown_timeout = 5\n[runtime.blocking]\nkeep_alive = 2.5\n",
+		"weft.json": `{"runtime": {"shutdown_timeout": 5, "blocking": {"keep_alive": 2.5}}}`,
+	} {
+		_, err := config.Load(writeFile(t, name, content))
+		requireProblem(t, err, "runtime.shutdown_timeout", "want a duration with a unit, such as 250ms, 10s or 1h30m, got ", " 5, "+units)
+		requireProblem(t, err, "runtime.blocking.keep_alive", "got number 2.5, "+units)
+	}
+	_, err := config.LoadWith(config.LoadOptions{Environ: []string{"WEFT_RUNTIME_SHUTDOWN_TIMEOUT=5"}})
+	requireProblem(t, err, "runtime.shutdown_timeout", `got string "5", `+units, "(from WEFT_RUNTIME_SHUTDOWN_TIMEOUT)")
+	_, err = config.LoadWith(config.LoadOptions{Overrides: map[string]any{"runtime.shutdown_timeout": 5}})
+	requireProblem(t, err, "runtime.shutdown_timeout", "got integer 5, "+units)
+
+	// Zero is zero in every unit.
+	c := mustLoad(t, config.LoadOptions{Path: writeFile(t, "weft.yaml", "runtime: {shutdown_timeout: 0}\n")})
+	assert.Equal(t, time.Duration(0), c.Runtime.ShutdownTimeout)
+}
+
+func TestRuntimeCountsAreBoundedByWhatTheMachineServes(t *testing.T) {
+	_, err := config.Load(writeFile(t, "weft.yaml", "runtime: {event_buffer: 1000000000, blocking: {max_threads: 1000000000}}\n"))
+	requireProblem(t, err, "runtime.event_buffer", "must be at most 65536", "only costs memory", "got 1000000000")
+	requireProblem(t, err, "runtime.blocking.max_threads", "must be at most 8192", "10000", "got 1000000000")
+	c := mustLoad(t, config.LoadOptions{Overrides: map[string]any{
+		"runtime.event_buffer":         config.MaxEventBuffer,
+		"runtime.blocking.max_threads": config.MaxBlockingThreads,
+	}})
+	assert.Equal(t, config.MaxEventBuffer, c.Runtime.EventBuffer)
+}
+
+// A problem in a section whose kind an environment variable chose says so:
+// the keys were checked against the module the environment named, not the
+// one the file names.
+func TestAProblemInASectionWhoseKindTheEnvironmentChoseSaysSo(t *testing.T) {
+	path := writeFile(t, "weft.yaml", "scheduler: {kind: test-sched, workers: 4}\ntimer: {kind: test-timer, resolution: 0s}\n")
+	_, err := config.LoadWith(config.LoadOptions{Path: path, Environ: []string{"WEFT_SCHEDULER_KIND=test-sched-other"}})
+	requireProblem(t, err, "scheduler.workers", "unknown key",
+		`(scheduler.kind is "test-sched-other", set by WEFT_SCHEDULER_KIND)`)
+	msg := requireProblem(t, err, "timer", "resolution must be positive")
+	assert.NotContains(t, msg, "set by", "the timer's kind came from the file")
+
+	// The note is for the environment only: overrides are the program's
+	// own choice, and the kind's own problem already says where it came
+	// from.
+	_, err = config.LoadWith(config.LoadOptions{Path: path, Environ: []string{"WEFT_SCHEDULER_KIND=test-sched-other"},
+		Overrides: map[string]any{"scheduler.kind": "test-sched-other"}})
+	assert.NotContains(t, requireProblem(t, err, "scheduler.workers", "unknown key"), "set by")
+	_, err = config.LoadWith(config.LoadOptions{Environ: []string{"WEFT_SCHEDULER_KIND=nope"}})
+	assert.Equal(t, `weft: config key "scheduler.kind": unknown scheduler "nope" (from WEFT_SCHEDULER_KIND) (valid: test-sched, test-sched-other)`,
+		requireProblem(t, err, "scheduler.kind"))
+}
+
+// A module that cannot be built on this system is a problem at its
+// section's kind, found when the configuration is checked rather than
+// when the runtime is built; the section's keys are still checked.
+func TestAModuleUnavailableOnThisSystemIsAProblemAtItsKind(t *testing.T) {
+	_, err := config.LoadWith(config.LoadOptions{Overrides: map[string]any{
+		"driver.kind": "test-driver-elsewhere", "driver.local_queue_size": "big",
+	}})
+	assert.Equal(t, `weft: config key "driver.kind": driver "test-driver-elsewhere" is not available on this system: `+
+		`test-driver-elsewhere needs plan9 (from overrides) (valid: test-driver, none)`, requireProblem(t, err, "driver.kind"))
+	requireProblem(t, err, "driver.local_queue_size", "want an integer")
+	assert.Len(t, problems(t, err), 2)
 }

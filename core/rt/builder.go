@@ -121,13 +121,16 @@ func (b *Builder) SchedulerFactory(f func(core.SchedulerParams) (core.Scheduler,
 // Option adds any Option.
 func (b *Builder) Option(o Option) *Builder { b.opts = append(b.opts, o); return b }
 
-// Composition validates the builder's configuration without building.
+// Composition validates the builder's configuration without building. A
+// WEFT_ variable that names no key is ignored with a warning on the
+// builder's Logger (slog.Default() without one).
 func (b *Builder) Composition() (*config.Composition, error) {
 	env := os.Environ()
 	if b.ignoreEnv {
 		env = []string{}
 	}
-	return config.LoadWith(config.LoadOptions{Path: b.path, Environ: env, Overrides: b.overrides, Modules: b.extra})
+	return config.LoadWith(config.LoadOptions{Path: b.path, Environ: env, Overrides: b.overrides, Modules: b.extra,
+		Log: loggerOf(b.opts)})
 }
 
 // Build validates the configuration and builds the runtime.

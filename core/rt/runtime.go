@@ -84,13 +84,24 @@ func WithLogger(l *slog.Logger) Option { return func(o *options) { o.log = l } }
 
 // Open loads the configuration at path (defaults, then the file, then WEFT_
 // environment variables) and builds a runtime from it. An empty path uses
-// defaults and the environment only.
+// defaults and the environment only. A WEFT_ variable that names no key is
+// ignored with a warning on the runtime's logger (WithLogger, else
+// slog.Default()).
 func Open(path string, opts ...Option) (*Runtime, error) {
-	comp, err := config.Load(path)
+	comp, err := config.LoadWith(config.LoadOptions{Path: path, Environ: os.Environ(), Log: loggerOf(opts)})
 	if err != nil {
 		return nil, err
 	}
 	return New(comp, opts...)
+}
+
+// loggerOf returns the logger opts set with WithLogger, or nil.
+func loggerOf(opts []Option) *slog.Logger {
+	var o options
+	for _, f := range opts {
+		f(&o)
+	}
+	return o.log
 }
 
 // New builds a runtime from a validated composition.

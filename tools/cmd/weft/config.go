@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"log/slog"
 
 	"github.com/weftrt/weft/core/config"
 )
@@ -17,7 +19,11 @@ Check loads FILE (YAML, TOML or JSON, by its extension) as a runtime would:
 over the defaults, with the WEFT_ environment variables on top unless
 -noenv is given. When it is valid, check prints every effective key with its
 value and exits 0. Otherwise it prints every problem, one per line, to
-standard error and exits 1.
+standard error and exits 1. It finds what building a runtime from FILE
+would: every bad key, the bounds of what this machine can serve, and
+modules that do not exist on this system. A WEFT_ variable that names no
+key is a warning on standard error, as it is for a runtime, and not a
+problem.
 
 Defaults prints the default composition as a YAML file that lists every key
 of the default modules.
@@ -55,7 +61,7 @@ func runConfigCheck(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	path := fs.Arg(0)
-	opts := config.LoadOptions{Path: path}
+	opts := config.LoadOptions{Path: path, Log: slog.New(warningHandler{stderr})}
 	if !*noEnv {
 		opts.Environ = environ()
 	}
@@ -103,6 +109,21 @@ func runConfigDefaults(args []string, stdout, stderr io.Writer) int {
 	stdout.Write(out)
 	return exitOK
 }
+
+// warningHandler prints each log record as a line "warning: message",
+// for the load's warnings; the message already names what the attributes
+// hold.
+type warningHandler struct{ w io.Writer }
+
+func (h warningHandler) Enabled(context.Context, slog.Level) bool { return true }
+
+func (h warningHandler) Handle(_ context.Context, r slog.Record) error {
+	_, err := fmt.Fprintf(h.w, "warning: %s\n", r.Message)
+	return err
+}
+
+func (h warningHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h warningHandler) WithGroup(string) slog.Handler      { return h }
 
 // flatten takes joined errors apart, so each problem prints on its own line.
 func flatten(err error) []error {
