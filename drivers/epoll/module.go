@@ -19,6 +19,9 @@ func init() {
 		Kind: core.KindDriver,
 		Name: "epoll",
 		Doc:  "Linux epoll readiness driver: edge-triggered, several waiters per direction",
+		// Off Linux, checking a configuration that names the driver
+		// reports ErrUnsupported at driver.kind.
+		Available: available,
 		New: func(_ any, params any) (any, error) {
 			events := DefaultEvents
 			if p, ok := params.(*core.DriverParams); ok && p != nil && p.Events > 0 {

@@ -135,6 +135,11 @@ func init() {
 		Name:      Name,
 		Doc:       "Linux io_uring completion driver: batched submissions, async cancel, files through the ring; falls back to epoll",
 		NewConfig: func() any { c := DefaultConfig(); return &c },
+		// Off Linux neither io_uring nor its epoll fallback exists, and
+		// checking a configuration that names the driver says so at
+		// driver.kind. On Linux the kernel decides when the driver is
+		// built, and the fallback key says what then.
+		Available: available,
 		New: func(cfg, params any) (any, error) {
 			c, ok := cfg.(*Config)
 			if !ok || c == nil {

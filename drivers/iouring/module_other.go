@@ -9,6 +9,12 @@ import (
 	"github.com/weftrt/weft/core"
 )
 
+// available is the module's Available: io_uring and its epoll fallback
+// are both Linux interfaces.
+func available() error {
+	return fmt.Errorf("%w: io_uring and its epoll fallback are Linux interfaces; this is %s", ErrUnavailable, runtime.GOOS)
+}
+
 // newDriver fails everywhere but Linux; the module is still registered,
 // so a configuration naming "iouring" gets this error (or the fallback)
 // rather than "unknown driver".

@@ -19,6 +19,9 @@ func init() {
 		Kind: core.KindDriver,
 		Name: "kqueue",
 		Doc:  "BSD/macOS kqueue readiness driver: edge-triggered (EV_CLEAR), several waiters per direction",
+		// Elsewhere, checking a configuration that names the driver
+		// reports ErrUnsupported at driver.kind.
+		Available: available,
 		New: func(_ any, params any) (any, error) {
 			events := DefaultEvents
 			if p, ok := params.(*core.DriverParams); ok && p != nil && p.Events > 0 {

@@ -9,6 +9,12 @@ import (
 	"github.com/weftrt/weft/core"
 )
 
+// available is the module's Available: there is no kqueue here (the
+// emulation the tests use is no production driver).
+func available() error {
+	return fmt.Errorf("%w; this is %s", ErrUnsupported, runtime.GOOS)
+}
+
 // newDriverModule fails everywhere but darwin and the BSDs, with an error
 // that says so; the module is still registered, so a configuration naming
 // "kqueue" gets this error rather than "unknown driver". (On Linux the
