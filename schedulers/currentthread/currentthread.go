@@ -44,6 +44,7 @@
 package currentthread
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sync"
@@ -56,26 +57,38 @@ import (
 // Config is the currentthread module's configuration subtree.
 type Config struct {
 	// EventInterval is how many ticks pass between polls of the driver and
-	// timers while tasks keep the scheduler busy.
+	// timers while tasks keep the scheduler busy. Between 1 and
+	// MaxInterval.
 	EventInterval int `koanf:"event_interval"`
 	// GlobalQueueInterval is how many ticks pass between checks of the
-	// injection queue ahead of the local queue.
+	// injection queue ahead of the local queue. Between 1 and
+	// MaxInterval.
 	GlobalQueueInterval int `koanf:"global_queue_interval"`
 }
+
+// MaxInterval bounds the intervals: the tick counter has 32 bits.
+const MaxInterval int64 = math.MaxUint32
 
 // DefaultConfig returns the defaults: event interval 61, global queue
 // interval 31.
 func DefaultConfig() Config { return Config{EventInterval: 61, GlobalQueueInterval: 31} }
 
-// Validate checks every field.
+// Validate reports every invalid key as a *core.ConfigError naming it
+// (joined with errors.Join when there are several).
 func (c *Config) Validate() error {
-	if c.EventInterval < 1 {
-		return &core.ConfigError{Key: "event_interval", Problem: fmt.Sprintf("must be >= 1, got %d", c.EventInterval)}
+	var errs []error
+	interval := func(key string, v int) {
+		switch {
+		case v < 1:
+			errs = append(errs, &core.ConfigError{Key: key, Problem: fmt.Sprintf("must be >= 1, got %d", v)})
+		case int64(v) > MaxInterval:
+			errs = append(errs, &core.ConfigError{Key: key,
+				Problem: fmt.Sprintf("must be at most %d (the tick counter has 32 bits), got %d", MaxInterval, v)})
+		}
 	}
-	if c.GlobalQueueInterval < 1 {
-		return &core.ConfigError{Key: "global_queue_interval", Problem: fmt.Sprintf("must be >= 1, got %d", c.GlobalQueueInterval)}
-	}
-	return nil
+	interval("event_interval", c.EventInterval)
+	interval("global_queue_interval", c.GlobalQueueInterval)
+	return errors.Join(errs...)
 }
 
 func init() {

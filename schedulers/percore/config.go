@@ -3,7 +3,11 @@ package percore
 import (
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
+	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/weftrt/weft/core"
 )
@@ -31,19 +35,22 @@ type Config struct {
 	// Pin pins worker i's thread to one CPU (sched_setaffinity): the i-th
 	// of CPUs, cycling, or of the CPUs the process may run on when CPUs is
 	// empty. Pinning locks the worker to its thread (see LockThreads).
-	// Default false. Linux only; elsewhere a pinned pool fails to start.
+	// Default false. Linux only; elsewhere pin: true is invalid.
 	Pin bool `koanf:"pin"`
-	// CPUs lists the CPUs pinned workers run on, in worker order. Only
-	// with pin: true. Default: empty (the process's allowed CPUs).
+	// CPUs lists the CPUs pinned workers run on, in worker order, each one
+	// the process may run on (its affinity mask when the configuration is
+	// validated). Only with pin: true. Default: empty (the process's
+	// allowed CPUs).
 	CPUs []int `koanf:"cpus"`
 	// GlobalQueueInterval is how many ticks a busy worker lets pass
 	// between takes from the global queue ahead of its own work, so the
 	// global queue progresses however busy a worker is. Default 31. Must
-	// be >= 1.
+	// be between 1 and MaxInterval.
 	GlobalQueueInterval int `koanf:"global_queue_interval"`
 	// EventInterval is how many ticks a busy worker lets pass between
 	// polls of its driver (with a zero timeout) and the timers, and wakes
-	// of the tasks that yielded. Default 61. Must be >= 1.
+	// of the tasks that yielded. Default 61. Must be between 1 and
+	// MaxInterval.
 	EventInterval int `koanf:"event_interval"`
 }
 
@@ -55,6 +62,9 @@ const (
 
 // maxCPU bounds the CPU numbers of cpus: the size of a Linux CPU set.
 const maxCPU = 1024
+
+// MaxInterval bounds the intervals: a worker counts ticks in 32 bits.
+const MaxInterval int64 = math.MaxUint32
 
 // DefaultConfig returns the defaults: one worker per GOMAXPROCS (at most
 // 64), threads neither locked nor pinned, global queue interval 31, event interval 61.
@@ -86,22 +96,57 @@ func (c *Config) Validate() error {
 	if len(c.CPUs) > 0 && !c.Pin {
 		bad("cpus", "applies only to pinned workers: set pin: true or leave cpus empty")
 	}
+	// Pinning is checked against the system here, so that a configuration
+	// that validates is one the pool can start with.
+	var allowed []int
+	if c.Pin {
+		var err error
+		if allowed, err = allowedCPUs(); err != nil {
+			bad("pin", "%v", err)
+		}
+	}
 	seen := map[int]bool{}
 	for i, cpu := range c.CPUs {
-		if cpu < 0 || cpu >= maxCPU {
-			bad(fmt.Sprintf("cpus.%d", i), "must be between 0 and %d, got %d", maxCPU-1, cpu)
-		} else if seen[cpu] {
-			bad(fmt.Sprintf("cpus.%d", i), "CPU %d is listed twice", cpu)
+		key := fmt.Sprintf("cpus[%d]", i)
+		switch {
+		case cpu < 0 || cpu >= maxCPU:
+			bad(key, "must be between 0 and %d, got %d", maxCPU-1, cpu)
+		case seen[cpu]:
+			bad(key, "CPU %d is listed twice", cpu)
+		case c.Pin && allowed != nil && !slices.Contains(allowed, cpu):
+			bad(key, "CPU %d is not one this process may run on (its CPUs are %s)", cpu, cpuList(allowed))
 		}
 		seen[cpu] = true
 	}
-	if c.GlobalQueueInterval < 1 {
-		bad("global_queue_interval", "must be >= 1, got %d", c.GlobalQueueInterval)
+	interval := func(key string, v int) {
+		switch {
+		case v < 1:
+			bad(key, "must be >= 1, got %d", v)
+		case int64(v) > MaxInterval:
+			bad(key, "must be at most %d (a worker counts ticks in 32 bits), got %d", MaxInterval, v)
+		}
 	}
-	if c.EventInterval < 1 {
-		bad("event_interval", "must be >= 1, got %d", c.EventInterval)
-	}
+	interval("global_queue_interval", c.GlobalQueueInterval)
+	interval("event_interval", c.EventInterval)
 	return errors.Join(errs...)
+}
+
+// cpuList formats increasing CPU numbers as ranges: "0-3, 6".
+func cpuList(cpus []int) string {
+	var parts []string
+	for i := 0; i < len(cpus); {
+		j := i
+		for j+1 < len(cpus) && cpus[j+1] == cpus[j]+1 {
+			j++
+		}
+		if j == i {
+			parts = append(parts, strconv.Itoa(cpus[i]))
+		} else {
+			parts = append(parts, fmt.Sprintf("%d-%d", cpus[i], cpus[j]))
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
 }
 
 func init() {

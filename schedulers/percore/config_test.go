@@ -2,6 +2,7 @@ package percore_test
 
 import (
 	"errors"
+	"math"
 	"runtime"
 	"testing"
 
@@ -35,7 +36,7 @@ func TestValidateNamesEveryInvalidKey(t *testing.T) {
 		require.True(t, errors.As(e, &ce), "%v is a *core.ConfigError", e)
 		keys = append(keys, ce.Key)
 	}
-	assert.Equal(t, []string{"workers", "cpus", "cpus.1", "cpus.2", "global_queue_interval", "event_interval"}, keys)
+	assert.Equal(t, []string{"workers", "cpus", "cpus[1]", "cpus[2]", "global_queue_interval", "event_interval"}, keys)
 }
 
 func TestTheSchedulerIsRegisteredAsPercore(t *testing.T) {
@@ -78,4 +79,17 @@ func TestConfigurationKeysReachTheScheduler(t *testing.T) {
 	assert.Equal(t, percore.Config{Workers: 3, LockThreads: true, GlobalQueueInterval: 9, EventInterval: 17}, s.Config())
 	assert.Equal(t, 3, s.Workers())
 	assert.Len(t, r.Metrics(), 3)
+}
+
+func TestAnIntervalBeyondTheTickCounterIsRejected(t *testing.T) {
+	if math.MaxInt <= percore.MaxInterval {
+		t.Skip("an int cannot exceed the tick counter here")
+	}
+	c := percore.DefaultConfig()
+	c.EventInterval = int(percore.MaxInterval + 1)
+	c.GlobalQueueInterval = math.MaxInt
+	err := c.Validate()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `"event_interval": must be at most 4294967295 (a worker counts ticks in 32 bits)`)
+	assert.Contains(t, err.Error(), `"global_queue_interval": must be at most 4294967295`)
 }

@@ -92,9 +92,10 @@ func TestPinnedWorkersRunOnTheirCPU(t *testing.T) {
 	}
 }
 
-// TestPinningToACPUOutsideTheAllowedSetFailsNew checks that a pinning
-// error is a startup error of New.
-func TestPinningToACPUOutsideTheAllowedSetFailsNew(t *testing.T) {
+// TestPinningToACPUOutsideTheAllowedSetIsAProblemAtItsKey checks that a
+// CPU the process may not run on is found when the configuration is
+// checked, at its key in cpus, and so never reaches a worker's start.
+func TestPinningToACPUOutsideTheAllowedSetIsAProblemAtItsKey(t *testing.T) {
 	cpus, err := allowedCPUs()
 	require.NoError(t, err)
 	bad := -1
@@ -107,13 +108,27 @@ func TestPinningToACPUOutsideTheAllowedSetFailsNew(t *testing.T) {
 	if bad < 0 {
 		t.Skip("every CPU is allowed")
 	}
+	_, err = rt.NewBuilder().IgnoreEnv().Scheduler(Name).
+		Set("scheduler.pin", true).Set("scheduler.cpus", []int{cpus[0], bad}).Composition()
+	require.Error(t, err)
+	assert.Equal(t, fmt.Sprintf(`weft: config key "scheduler.cpus[1]": CPU %d is not one this process may run on (its CPUs are %s)`,
+		bad, cpuList(cpus)), err.Error())
+
+	// New validates too, so the scheduler never starts a worker with it.
 	cfg := DefaultConfig()
 	cfg.Workers = 1
 	cfg.Pin = true
 	cfg.CPUs = []int{bad}
 	_, err = New(cfg, core.SchedulerParams{Tasks: core.NewTaskSet(nil)})
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), fmt.Sprintf("pinning a worker to CPU %d", bad))
+	var ce *core.ConfigError
+	require.ErrorAs(t, err, &ce)
+	assert.Equal(t, "cpus[0]", ce.Key)
+}
+
+func TestCPUListsReadAsRanges(t *testing.T) {
+	assert.Equal(t, "0-3, 6, 8-9", cpuList([]int{0, 1, 2, 3, 6, 8, 9}))
+	assert.Equal(t, "5", cpuList([]int{5}))
+	assert.Equal(t, "", cpuList(nil))
 }
 
 func contains(xs []int, x int) bool {

@@ -3,6 +3,7 @@ package workstealing
 import (
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 
 	"github.com/weftrt/weft/core"
@@ -17,16 +18,16 @@ const Name = "workstealing"
 type Config struct {
 	// Workers is the number of workers, each a goroutine with its own run
 	// queue. Default: runtime.GOMAXPROCS(0) when the configuration is
-	// made. Must be >= 1.
+	// made, at most MaxWorkers(). Must be between 1 and MaxWorkers().
 	Workers int `koanf:"workers"`
 	// GlobalQueueInterval is how many ticks a busy worker lets pass between
 	// looks at the global queue ahead of its own. 0 (the default) tunes it
 	// per worker from the measured poll time, so that a look happens about
-	// every 200 µs of work; a value >= 1 fixes it.
+	// every 200 µs of work; a value from 1 to MaxInterval fixes it.
 	GlobalQueueInterval int `koanf:"global_queue_interval"`
 	// EventInterval is how many ticks a busy worker lets pass between polls
 	// of the driver and timers (with a zero timeout) and wakes of deferred
-	// tasks. Default 61. Must be >= 1.
+	// tasks. Default 61. Must be between 1 and MaxInterval.
 	EventInterval int `koanf:"event_interval"`
 	// LIFOSlot lets a task woken or spawned by the running task run next,
 	// ahead of the run queue. Default true.
@@ -42,12 +43,28 @@ const (
 	DefaultMaxLIFOPolls  = 3
 )
 
-// DefaultConfig returns the defaults: one worker per GOMAXPROCS, a
-// self-tuned global queue interval, event interval 61, the LIFO slot on
-// with at most 3 polls in a row.
+// WorkersPerCPU bounds the pool: at most this many workers per CPU the
+// machine has. Workers beyond the CPUs only take turns on them, and every
+// idle worker's search for work visits every other worker, so the cost of
+// starting and idling a pool grows with the square of its size: on two
+// CPUs 32768 workers take 8 s to start, 10^5 over a minute, and 10^9 run
+// out of memory.
+const WorkersPerCPU = 64
+
+// MaxWorkers returns the largest valid worker count on this machine:
+// WorkersPerCPU times runtime.NumCPU().
+func MaxWorkers() int { return WorkersPerCPU * runtime.NumCPU() }
+
+// MaxInterval bounds the fixed intervals: a worker counts ticks in 32
+// bits.
+const MaxInterval int64 = math.MaxUint32
+
+// DefaultConfig returns the defaults: one worker per GOMAXPROCS (at most
+// MaxWorkers()), a self-tuned global queue interval, event interval 61,
+// the LIFO slot on with at most 3 polls in a row.
 func DefaultConfig() Config {
 	return Config{
-		Workers:       runtime.GOMAXPROCS(0),
+		Workers:       min(runtime.GOMAXPROCS(0), MaxWorkers()),
 		EventInterval: DefaultEventInterval,
 		LIFOSlot:      true,
 		MaxLIFOPolls:  DefaultMaxLIFOPolls,
@@ -67,12 +84,20 @@ func (c *Config) Validate() error {
 	}
 	if c.Workers < 1 {
 		bad("workers", "must be >= 1, got %d", c.Workers)
+	} else if limit := MaxWorkers(); c.Workers > limit {
+		bad("workers", "must be at most %d (%d per CPU, and this machine has %d; more workers only take turns "+
+			"on the CPUs, at a cost that grows with the square of their number), got %d",
+			limit, WorkersPerCPU, runtime.NumCPU(), c.Workers)
 	}
 	if c.GlobalQueueInterval < 0 {
 		bad("global_queue_interval", "must be 0 (self-tuned) or >= 1, got %d", c.GlobalQueueInterval)
+	} else if int64(c.GlobalQueueInterval) > MaxInterval {
+		bad("global_queue_interval", "must be at most %d (a worker counts ticks in 32 bits), got %d", MaxInterval, c.GlobalQueueInterval)
 	}
 	if c.EventInterval < 1 {
 		bad("event_interval", "must be >= 1, got %d", c.EventInterval)
+	} else if int64(c.EventInterval) > MaxInterval {
+		bad("event_interval", "must be at most %d (a worker counts ticks in 32 bits), got %d", MaxInterval, c.EventInterval)
 	}
 	if c.MaxLIFOPolls < 1 {
 		bad("max_lifo_polls", "must be >= 1, got %d", c.MaxLIFOPolls)

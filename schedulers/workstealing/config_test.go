@@ -2,6 +2,8 @@ package workstealing_test
 
 import (
 	"errors"
+	"fmt"
+	"math"
 	"runtime"
 	"testing"
 
@@ -74,4 +76,35 @@ func TestConfigurationKeysReachTheScheduler(t *testing.T) {
 	s := r.Scheduler().(*workstealing.Scheduler)
 	assert.Equal(t, workstealing.Config{Workers: 3, GlobalQueueInterval: 9, EventInterval: 17, LIFOSlot: false, MaxLIFOPolls: 2}, s.Config())
 	assert.Len(t, r.Metrics(), 3)
+}
+
+// A worker count the machine cannot serve is refused when the
+// configuration is checked, naming the bound and why: a billion workers
+// ran the build out of memory, and 10^5 took minutes to start.
+func TestWorkersAreBoundedByWhatTheMachineServes(t *testing.T) {
+	limit := workstealing.MaxWorkers()
+	assert.Equal(t, workstealing.WorkersPerCPU*runtime.NumCPU(), limit)
+	for _, n := range []int{1_000_000_000, 100_000, limit + 1} {
+		_, err := rt.NewBuilder().IgnoreEnv().Scheduler("workstealing").Workers(n).Composition()
+		require.Error(t, err, n)
+		assert.Contains(t, err.Error(), fmt.Sprintf(`weft: config key "scheduler.workers": must be at most %d (64 per CPU, and this machine has %d;`,
+			limit, runtime.NumCPU()), n)
+		assert.Contains(t, err.Error(), fmt.Sprintf("got %d", n))
+	}
+	c := workstealing.DefaultConfig()
+	c.Workers = limit
+	assert.NoError(t, c.Validate())
+}
+
+func TestAFixedIntervalBeyondTheTickCounterIsRejected(t *testing.T) {
+	if math.MaxInt <= workstealing.MaxInterval {
+		t.Skip("an int cannot exceed the tick counter here")
+	}
+	c := workstealing.DefaultConfig()
+	c.EventInterval = int(workstealing.MaxInterval + 1)
+	c.GlobalQueueInterval = math.MaxInt
+	err := c.Validate()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `"event_interval": must be at most 4294967295 (a worker counts ticks in 32 bits)`)
+	assert.Contains(t, err.Error(), `"global_queue_interval": must be at most 4294967295`)
 }

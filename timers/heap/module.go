@@ -1,6 +1,7 @@
 package heap
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/weftrt/weft/core"
@@ -17,23 +18,25 @@ type Config struct {
 	Arity int `koanf:"arity"`
 }
 
-// Validate reports a shard count outside [0, MaxShards] or an arity that
-// is not 2, 4, 8 or 16 as a *core.ConfigError naming the key.
+// Validate reports a shard count outside [0, MaxShards] and an arity that
+// is not 2, 4, 8 or 16, each as a *core.ConfigError naming the key (joined
+// with errors.Join when there are both).
 func (c *Config) Validate() error {
+	var errs []error
 	if c.Shards < 0 || c.Shards > MaxShards {
-		return &core.ConfigError{
+		errs = append(errs, &core.ConfigError{
 			Key:     "shards",
 			Problem: fmt.Sprintf("must be between 0 (one per worker) and %d, got %d", MaxShards, c.Shards),
-		}
+		})
 	}
 	if !validArity(c.Arity) {
-		return &core.ConfigError{
+		errs = append(errs, &core.ConfigError{
 			Key:     "arity",
 			Problem: fmt.Sprintf("must be a power of two from 2 to 16, got %d", c.Arity),
 			Valid:   []string{"2", "4", "8", "16"},
-		}
+		})
 	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // build is the module's New: it turns a validated Config and the runtime's

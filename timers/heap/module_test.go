@@ -49,3 +49,17 @@ func TestBuildingWithoutAClockFailsClearly(t *testing.T) {
 	_, err = m.New(m.NewConfig(), &core.TimerParams{})
 	assert.ErrorContains(t, err, `timer "heap" needs *core.TimerParams with a clock`)
 }
+
+func TestValidateReportsEveryInvalidKeyAtOnce(t *testing.T) {
+	err := (&heap.Config{Shards: -1, Arity: 3}).Validate()
+	require.Error(t, err)
+	j, ok := err.(interface{ Unwrap() []error })
+	require.True(t, ok, "a joined error: %v", err)
+	var keys []string
+	for _, e := range j.Unwrap() {
+		var ce *core.ConfigError
+		require.True(t, errors.As(e, &ce), "%v is a *core.ConfigError", e)
+		keys = append(keys, ce.Key)
+	}
+	assert.Equal(t, []string{"shards", "arity"}, keys)
+}
