@@ -167,3 +167,10 @@ func TestBadOverridesAreReportedLikeTheFile(t *testing.T) {
 	requireProblem(t, err, "sheduler", "unknown section")
 	require.Len(t, problems(t, err), 3)
 }
+
+func TestADisabledSectionFromTheEnvironmentSaysSoAtItsKeys(t *testing.T) {
+	path := writeFile(t, "weft.yaml", "driver: {kind: test-driver-elsewhere, local_queue_size: 4}\n")
+	_, err := config.LoadWith(config.LoadOptions{Path: path, Environ: []string{"WEFT_DRIVER_KIND=none"}})
+	requireProblem(t, err, "driver.local_queue_size", "unknown key", `(driver.kind is "none", set by WEFT_DRIVER_KIND)`)
+	assert.Len(t, problems(t, err), 1)
+}

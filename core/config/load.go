@@ -213,6 +213,11 @@ func (l *loader) resolveKinds(c *Composition) map[core.Kind]bool {
 		}
 		sel := c.selection(kind)
 		sel.Name = name
+		if o := l.dec.origin[key]; strings.HasPrefix(o, envPrefix) {
+			// Every other problem in the section is about the keys of a
+			// module the environment chose; say so.
+			l.dec.kindNotes[string(kind)] = fmt.Sprintf(" (%s is %q, set by %s)", key, name, o)
+		}
 		if name == None {
 			if !noneAllowed(kind) {
 				l.dec.fail(key, fmt.Sprintf("a runtime needs a %s; %q is allowed for driver and timer only", kind, None), valid, nil)
@@ -232,11 +237,6 @@ func (l *loader) resolveKinds(c *Composition) map[core.Kind]bool {
 		}
 		sel.Module = m
 		resolved[kind] = true
-		if o := l.dec.origin[key]; strings.HasPrefix(o, envPrefix) {
-			// Every other problem in the section is about the keys of a
-			// module the environment chose; say so.
-			l.dec.kindNotes[string(kind)] = fmt.Sprintf(" (%s is %q, set by %s)", key, name, o)
-		}
 		if m.Available == nil {
 			continue
 		}
@@ -250,7 +250,7 @@ func (l *loader) resolveKinds(c *Composition) map[core.Kind]bool {
 }
 
 // available lists the names of kind whose modules can be built on this
-// system (and None where it is allowed), sorted.
+// system, sorted, then None where it is allowed.
 func (l *loader) available(kind core.Kind) []string {
 	var names []string
 	for _, name := range l.names(kind) {
