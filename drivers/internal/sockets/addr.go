@@ -4,10 +4,13 @@ package sockets
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"net"
 	"net/netip"
 	"runtime"
 	"strconv"
+	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -21,16 +24,35 @@ const dualStack = runtime.GOOS != "openbsd"
 // IP networks, the address and port it holds. For the IP
 // networks, address is host:port; an empty host means every local address
 // when listening (dual-stack IPv6 for "tcp"/"udp", IPv4 for "tcp4") and
-// the loopback address when connecting, as in Go's net; "localhost" is
-// the loopback address without a lookup; other names go through Go's
-// resolver, which may block. For the Unix networks address is a path.
+// the loopback address when connecting, as in Go's net, and so does an
+// empty address when listening (with a port the kernel picks); "localhost"
+// is the loopback address without a lookup; other names go through Go's
+// resolver, which may block. For the Unix networks address is a path, or
+// on Linux an abstract name ("@name"); a path that holds a NUL byte or is
+// too long for a socket address is an error here (Go's net would bind the
+// path up to the NUL, or fail in bind with EINVAL).
 func Resolve(network, address string, listening bool) (netip.AddrPort, unix.Sockaddr, error) {
+	return resolve(network, address, listening, lookup)
+}
+
+// resolve is Resolve with the host name lookup as a parameter, so that
+// tests can resolve without a resolver.
+func resolve(network, address string, listening bool, lookupHost func(host string, want byte) (netip.Addr, error)) (netip.AddrPort, unix.Sockaddr, error) {
 	switch network {
 	case "unix", "unixgram", "unixpacket":
+		if err := checkUnixPath(address); err != nil {
+			return netip.AddrPort{}, nil, err
+		}
 		return netip.AddrPort{}, &unix.SockaddrUnix{Name: address}, nil
 	case "tcp", "tcp4", "tcp6", "udp", "udp4", "udp6":
 	default:
 		return netip.AddrPort{}, nil, net.UnknownNetworkError(network)
+	}
+	if address == "" {
+		if !listening {
+			return netip.AddrPort{}, nil, &net.AddrError{Err: "missing address", Addr: address}
+		}
+		address = ":0"
 	}
 	host, portStr, err := net.SplitHostPort(address)
 	if err != nil {
@@ -57,7 +79,7 @@ func Resolve(network, address string, listening bool) (netip.AddrPort, unix.Sock
 		}
 	default:
 		if ip, err = netip.ParseAddr(host); err != nil {
-			ip, err = lookup(host, want)
+			ip, err = lookupHost(host, want)
 			if err != nil {
 				return netip.AddrPort{}, nil, err
 			}
@@ -65,6 +87,11 @@ func Resolve(network, address string, listening bool) (netip.AddrPort, unix.Sock
 	}
 	if ip.Is4In6() {
 		ip = ip.Unmap()
+	}
+	if want == '4' && ip.WithZone("") == netip.IPv6Unspecified() {
+		// Every address, as an IPv4 network can have it (Go's net does
+		// the same).
+		ip = netip.IPv4Unspecified()
 	}
 	switch {
 	case want == '4' && !ip.Is4():
@@ -76,15 +103,49 @@ func Resolve(network, address string, listening bool) (netip.AddrPort, unix.Sock
 	if ip.Is4() {
 		return ap, &unix.SockaddrInet4{Port: int(port), Addr: ip.As4()}, nil
 	}
-	sa := &unix.SockaddrInet6{Port: int(port), Addr: ip.As16()}
-	if z := ip.Zone(); z != "" {
-		if n, err := strconv.Atoi(z); err == nil {
-			sa.ZoneId = uint32(n)
-		} else if ifi, err := net.InterfaceByName(z); err == nil {
-			sa.ZoneId = uint32(ifi.Index)
-		}
-	}
+	sa := &unix.SockaddrInet6{Port: int(port), Addr: ip.As16(), ZoneId: zoneID(ip.Zone())}
 	return ap, sa, nil
+}
+
+// zoneID returns the scope of an IPv6 zone: its number, or the index of
+// the interface it names, or 0 (no scope) for neither, as in Go's net. A
+// number beyond 32 bits is no scope rather than the scope its low bits
+// would make.
+func zoneID(zone string) uint32 {
+	if zone == "" {
+		return 0
+	}
+	if n, err := strconv.Atoi(zone); err == nil && n >= 0 && uint64(n) <= math.MaxUint32 {
+		return uint32(n)
+	}
+	if ifi, err := net.InterfaceByName(zone); err == nil {
+		return uint32(ifi.Index)
+	}
+	return 0
+}
+
+// checkUnixPath reports a Unix socket address the kernel would not bind
+// as given: a path holding a NUL byte (the kernel would read it only up to
+// the NUL, a different path, and closing would then remove the wrong
+// file), or a name longer than a socket address holds. An abstract name
+// may hold NULs, and fills the address without a terminator.
+func checkUnixPath(name string) error {
+	size := len(unix.RawSockaddrUnix{}.Path)
+	if abstractUnix(name) {
+		if len(name) > size {
+			return &net.AddrError{Err: fmt.Sprintf("abstract Unix socket name is %d bytes, longer than the %d a socket address holds",
+				len(name), size), Addr: name}
+		}
+		return nil
+	}
+	if strings.IndexByte(name, 0) >= 0 {
+		return &net.AddrError{Err: "Unix socket path holds a NUL byte", Addr: name}
+	}
+	if len(name) >= size {
+		return &net.AddrError{Err: fmt.Sprintf("Unix socket path is %d bytes, longer than the %d a socket address holds",
+			len(name), size-1), Addr: name}
+	}
+	return nil
 }
 
 func parsePort(network, s string) (uint16, error) {
