@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"net/netip"
 	"testing"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -43,4 +44,78 @@ func FuzzSockaddrRoundTrip(f *testing.F) {
 			t.Fatalf("%s came back as %s", want, got)
 		}
 	})
+}
+
+// FuzzFromRaw decodes any bytes the kernel could hand back (accept,
+// recvmsg) as a socket address of any length up to the buffer's. The
+// property: FromRaw never panics; an IP address it returns prints back to
+// the same address and port; a Unix name holds no NUL unless abstract,
+// and encodes back to what decodes to it again (unless it fills the
+// whole path, which only the kernel makes).
+func FuzzFromRaw(f *testing.F) {
+	for _, sa := range []unix.Sockaddr{
+		&unix.SockaddrInet4{Port: 80, Addr: [4]byte{127, 0, 0, 1}},
+		&unix.SockaddrInet6{Port: 443, Addr: [16]byte{15: 1}, ZoneId: 1},
+		&unix.SockaddrUnix{Name: "/tmp/x.sock"},
+		&unix.SockaddrUnix{Name: "@abstract\x00name"},
+		&unix.SockaddrUnix{},
+	} {
+		var raw unix.RawSockaddrAny
+		n, err := PutRaw(sa, &raw)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(rawBytes(&raw), n)
+	}
+	f.Add([]byte{0xff, 0xff}, uint32(2))
+	f.Fuzz(func(t *testing.T, data []byte, n uint32) {
+		var raw unix.RawSockaddrAny
+		b := (*[unix.SizeofSockaddrAny]byte)(unsafe.Pointer(&raw))
+		copy(b[:], data)
+		n %= unix.SizeofSockaddrAny + 1
+		switch sa := FromRaw(&raw, n).(type) {
+		case nil:
+		case *unix.SockaddrInet4, *unix.SockaddrInet6:
+			ap, err := netip.ParseAddrPort(String(sa))
+			if err != nil {
+				t.Fatalf("%#v prints as %q: %v", sa, String(sa), err)
+			}
+			var port int
+			var addr []byte
+			switch s := sa.(type) {
+			case *unix.SockaddrInet4:
+				port, addr = s.Port, s.Addr[:]
+			case *unix.SockaddrInet6:
+				port, addr = s.Port, s.Addr[:]
+			}
+			if int(ap.Port()) != port || !bytes.Equal(ap.Addr().AsSlice(), addr) {
+				t.Fatalf("%#v prints as %q", sa, String(sa))
+			}
+		case *unix.SockaddrUnix:
+			if bytes.IndexByte([]byte(sa.Name), 0) >= 0 && sa.Name[0] != '@' {
+				t.Fatalf("a path with a NUL: %q", sa.Name)
+			}
+			if len(sa.Name) == len(unix.RawSockaddrUnix{}.Path) && sa.Name[0] != '@' {
+				// Linux binds a path that fills sun_path without a
+				// terminator; PutRaw, like x/sys, makes none.
+				return
+			}
+			var again unix.RawSockaddrAny
+			m, err := PutRaw(sa, &again)
+			if err != nil {
+				t.Fatalf("%q decoded but does not encode: %v", sa.Name, err)
+			}
+			if back := FromRaw(&again, m).(*unix.SockaddrUnix); back.Name != sa.Name {
+				t.Fatalf("%q encodes to what decodes as %q", sa.Name, back.Name)
+			}
+		default:
+			t.Fatalf("FromRaw returned a %T", sa)
+		}
+	})
+}
+
+// rawBytes returns the bytes of raw.
+func rawBytes(raw *unix.RawSockaddrAny) []byte {
+	b := (*[unix.SizeofSockaddrAny]byte)(unsafe.Pointer(raw))
+	return bytes.Clone(b[:])
 }
