@@ -8,8 +8,9 @@
 //	r, err := rt.NewBuilder().Scheduler("percore").Workers(4).Driver("epoll").Build()
 //
 // Configuration keys (under "scheduler"): workers (1 to 64, default
-// GOMAXPROCS), lock_threads (false), pin (false), cpus (with pin),
-// global_queue_interval (31), event_interval (61).
+// GOMAXPROCS), lock_threads (false), pin (false, Linux only), cpus (with
+// pin; each a CPU the process may run on, checked when the configuration
+// is validated), global_queue_interval (31), event_interval (61).
 //
 // # Workers, threads and drivers
 //
