@@ -77,10 +77,11 @@ func (t *writeTurn) take(c *Ctx, op string, dl *deadline) error {
 		return nil
 	}
 	f := t.mu.LockInto(&t.wait)
-	return await(c, op, dl, func(cx *core.Context) bool {
+	_, err := await(c, op, dl, func(cx *core.Context) bool {
 		_, ok := f.Poll(cx)
 		return ok
-	}, f.Drop)
+	}, func() bool { f.Drop(); return false }, f.Drop)
+	return err
 }
 
 // give hands the lock on, to the next writer in line.
@@ -122,7 +123,12 @@ func writeAll(c *Ctx, op string, p []byte, o *wio.Op, turn *writeTurn, dl *deadl
 var errTimeout = os.ErrDeadlineExceeded
 
 // transfer runs one read or write of p on c's task with the caller's
-// operation o; see await for the deadline.
+// operation o; see await for the deadline. At the deadline o is stopped
+// (wio.Op.Stop): dropped, except a write whose Drop would lose count of
+// the bytes it wrote (a write on a completion driver, see wio.Canceller),
+// which is cancelled and waited for. Such a write returns what it wrote
+// before the cancel reached it, with errTimeout if that was nothing; a
+// writeAll around it then stops at the deadline with that count.
 func transfer(c *Ctx, op string, p []byte, o *wio.Op, dl *deadline) (int, error) {
 	c.running(op)
 	if len(p) == 0 {
@@ -132,12 +138,16 @@ func transfer(c *Ctx, op string, p []byte, o *wio.Op, dl *deadline) (int, error)
 		n   int
 		err error
 	)
-	if werr := await(c, op, dl, func(cx *core.Context) bool {
+	stopped, werr := await(c, op, dl, func(cx *core.Context) bool {
 		var done bool
 		n, err, done = o.Poll(cx, p)
 		return done
-	}, o.Cancel); werr != nil {
+	}, o.Stop, o.Cancel)
+	if werr != nil {
 		return 0, werr
+	}
+	if stopped && err != nil && wio.Cancelled(err) {
+		return n, errTimeout
 	}
 	return n, err
 }
@@ -145,27 +155,33 @@ func transfer(c *Ctx, op string, p []byte, o *wio.Op, dl *deadline) (int, error)
 // await calls step on c's task until it reports done, suspending the body
 // in between (step arranges the wake, as a future's Poll does). With a
 // deadline dl it also watches dl, which another goroutine may move while
-// the body waits: once the deadline has passed, cancel abandons the step
-// and await returns errTimeout. If the task is dropped while waiting,
-// cancel is called and the body unwinds.
-func await(c *Ctx, op string, dl *deadline, step func(cx *core.Context) bool, cancel func()) error {
+// the body waits. Once the deadline has passed it calls stop: if stop
+// reports false it has abandoned the step, and await returns errTimeout;
+// if true the step was asked to end and is to be run to its end, and await
+// steps on, no longer watching dl, and reports stopped once step is done.
+// If the task is dropped while waiting, cancel is called and the body
+// unwinds.
+func await(c *Ctx, op string, dl *deadline, step func(cx *core.Context) bool, stop func() bool, cancel func()) (stopped bool, err error) {
 	cx := c.running(op)
 	var w deadlineWatch
 	defer w.stop()
 	for {
-		if dl != nil {
+		if dl != nil && !stopped {
 			if expired := w.update(cx, dl); expired {
-				cancel()
-				return errTimeout
+				if stopped = stop(); !stopped {
+					return false, errTimeout
+				}
 			}
 		}
 		if step(cx) {
-			return nil
+			return stopped, nil
 		}
-		if dl != nil {
+		if dl != nil && !stopped {
 			if w.poll(cx) {
-				cancel()
-				return errTimeout
+				if stopped = stop(); !stopped {
+					return false, errTimeout
+				}
+				continue
 			}
 			// Deadline moves by another goroutine wake this task; a
 			// move between the check above and this registration is
@@ -428,7 +444,10 @@ func (sc *StreamConn) SetReadDeadline(t time.Time) error { sc.rdl.set(t); return
 
 // SetWriteDeadline sets the deadline of current and future Writes; the
 // zero time removes it. A Write that times out may have written part of
-// its buffer.
+// its buffer, and returns how much with the timeout, as net.Conn's Write
+// does: on a completion driver (io_uring) a write in the kernel's hands
+// at the deadline is cancelled and waited for, not abandoned (see
+// weft/core/io.Canceller).
 func (sc *StreamConn) SetWriteDeadline(t time.Time) error { sc.wdl.set(t); return nil }
 
 // Stream returns the stream the Conn reads and writes.

@@ -26,7 +26,9 @@
 //     its waiter is removed and its task is not woken on its behalf. Every
 //     future of this package forwards Drop to the operation it is waiting
 //     on, so a [Timeout] or a select that gives up on a ReadFull leaves
-//     nothing behind.
+//     nothing behind. A write on a completion driver may have sent bytes
+//     when it is abandoned; its future is a [Canceller], which [Timeout]
+//     and [Op.Stop] cancel and poll on, so a deadline learns how many.
 //
 // # Results
 //

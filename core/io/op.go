@@ -70,6 +70,24 @@ func (o *Op) Cancel() {
 	}
 }
 
+// Stop ends a transfer that reported pending, as at a deadline, without
+// losing count of what it did. If the transfer's future is a [Canceller]
+// whose Cancel reports true (a write on a completion driver, which the
+// kernel may have done in part), the transfer stays pending and Stop
+// reports true: the caller polls on, with the same p, until it reports
+// done, with what it did before it stopped, or an error matching
+// syscall.ECANCELED (see [Cancelled]) if it did nothing; or it calls
+// Cancel, giving that up. Otherwise Stop abandons the transfer as Cancel
+// does and reports false. Stop does nothing and reports false when no
+// transfer is pending; it is called at most once per transfer.
+func (o *Op) Stop() bool {
+	if o.pending && Cancel(o.f) {
+		return true
+	}
+	o.Cancel()
+	return false
+}
+
 // Pending reports whether a transfer is in progress: it reported pending
 // and was neither completed nor cancelled since.
 func (o *Op) Pending() bool { return o.pending }

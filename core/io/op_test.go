@@ -140,3 +140,45 @@ func TestTwoCopiesFromOneReaderEachKeepTheirOwnRead(t *testing.T) {
 	core.Drop(c2)
 	assert.Equal(t, 2, src.droppedReads)
 }
+
+// opStream is a Writer whose Write returns the one stoppableOp it holds.
+type opStream struct{ op *stoppableOp }
+
+func (s opStream) Write([]byte) core.Future[core.Result[int]] { return s.op }
+
+func TestStoppingAnOpWhoseWriteIsACancellerKeepsItPendingForWhatItWrote(t *testing.T) {
+	w := &stoppableOp{cancellable: true}
+	op := wio.WriteOp(opStream{w})
+	cx := core.NewContext(nil)
+	p := make([]byte, 8)
+	_, _, ok := op.Poll(cx, p)
+	require.False(t, ok)
+	require.True(t, op.Stop(), "a cancelled write is to be polled on")
+	assert.True(t, op.Pending())
+	assert.Equal(t, []int{1, 0}, []int{w.cancels, w.dropped}, "cancels, drops")
+	// The write had sent 5 bytes when the cancel reached it.
+	w.finish(5, nil)
+	n, err, ok := op.Poll(cx, p)
+	require.True(t, ok)
+	require.NoError(t, err)
+	assert.Equal(t, 5, n)
+	assert.False(t, op.Pending())
+	assert.Zero(t, w.dropped)
+}
+
+func TestStoppingAnOpWhoseOperationNeedsNoCancelDropsIt(t *testing.T) {
+	w := &stoppableOp{cancellable: false}
+	op := wio.WriteOp(opStream{w})
+	_, _, ok := op.Poll(core.NewContext(nil), make([]byte, 8))
+	require.False(t, ok)
+	assert.False(t, op.Stop())
+	assert.False(t, op.Pending())
+	assert.Equal(t, []int{1, 1}, []int{w.cancels, w.dropped}, "cancels, drops")
+}
+
+func TestStoppingAnOpWithNothingPendingDoesNothing(t *testing.T) {
+	w := &stoppableOp{cancellable: true}
+	op := wio.WriteOp(opStream{w})
+	assert.False(t, op.Stop())
+	assert.Equal(t, []int{0, 0}, []int{w.cancels, w.dropped}, "cancels, drops")
+}

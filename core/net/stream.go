@@ -112,6 +112,11 @@ func (f *opFuture[T]) Poll(cx *core.Context) (core.Result[T], bool) {
 
 func (f *opFuture[T]) Drop() { core.Drop(f.inner) }
 
+// Cancel implements wio.Canceller for a driver operation that does (a
+// write on a completion driver), so a caller's wio.Op on a stream can
+// stop it at a deadline without losing count of what it wrote.
+func (f *opFuture[T]) Cancel() bool { return wio.Cancel(f.inner) }
+
 // Rearm re-arms the driver's future (see wio.Rearmer), so a caller's
 // wio.Op on a stream reuses one future, and the driver's operation in it,
 // for every transfer. A driver whose futures cannot be re-armed costs an
