@@ -143,27 +143,83 @@
 // An op's state is guarded by its mutex: inFlight (the kernel holds it),
 // ready (a result awaits the future), taken (the future resolved or was
 // dropped), abandoned (the kernel's result belongs to nobody). Dropping a
-// pending future takes it; if the kernel holds the op, the op is
-// abandoned and an IORING_OP_ASYNC_CANCEL naming its user_data is queued
-// (and submitted at once if a Park is blocked). The races, each tested:
+// pending future takes it; if the kernel holds the op, an
+// IORING_OP_ASYNC_CANCEL naming its user_data is queued (and submitted at
+// once if a Park is blocked). The races, each tested:
 //
 //   - dropped before the kernel completes: the cancel removes the request
-//     (its CQE says ECANCELED); nothing was written;
+//     (its CQE says ECANCELED); nothing was done;
 //   - dropped with the completion already in the CQ but not reaped: the
-//     cancel finds nothing (ENOENT); the reaper sees the op abandoned and
-//     cleans the result up: an accepted or opened descriptor is closed,
-//     bytes read are discarded (they were consumed from the socket: a
-//     completion driver cannot give them back);
+//     cancel finds nothing (ENOENT) and the result is disposed of (below);
 //   - dropped after the completion was reaped but before the future took
-//     it: Drop cleans the result up itself.
+//     it: Drop disposes of the result itself.
 //
-// A dropped op's waker is never woken. Its buffer stays reachable until
-// the kernel's completion, and the kernel may write it until the cancel
-// is processed: entries are processed in ring order, so any request
-// submitted after the Drop sees the cancel done first, and a socket
-// request waiting for readiness is cancelled synchronously; a file read
-// running in a kernel worker (which cannot be interrupted) may still
-// finish into the buffer. A CLOSE is never cancelled.
+// What disposing means depends on the operation. An accepted or opened
+// descriptor is closed. A stream read's bytes (and a failure after them)
+// were consumed from the socket, and a completion driver cannot give them
+// back, so they are kept for the next read on the handle: an abandoned
+// read never loses a byte. A write's bytes went out; a Drop cannot report
+// them, which is why writes are also cancelled another way (below).
+//
+// # Reads are cancel-safe
+//
+// A readiness driver is cancel-safe for reads by construction: the read
+// system call happens inside Poll, so a dropped read never took anything.
+// Here the kernel reads on the future's behalf, into the caller's buffer,
+// at any moment until the cancel is processed. Two designs keep those
+// bytes. Reading into a buffer of the driver's and copying at completion
+// would cost a copy and a buffer per read on every read, to serve the
+// rare one that is dropped. Readiness first (IORING_OP_POLL_ADD, then a
+// recv in Poll) would cost a second request or system call per read that
+// waits. Instead the dropped read settles, which costs only the Drop:
+//
+//   - Drop of a stream read the kernel holds (recv, or recvmsg into
+//     several buffers, on a stream socket) does not abandon the op: it
+//     queues the cancel and waits until the op's final completion has
+//     been reaped (settle). The cancel of a request waiting for socket
+//     readiness completes at once, so the wait is short; whoever holds
+//     parkMu reaps, and a settle that cannot take it waits for the op's
+//     completion or for the holder to release it (releasePark), never for
+//     the next Park, which a busy worker may not call for a while.
+//   - Once settled, the kernel no longer writes the caller's buffer, and
+//     Drop has not yet returned, so the buffer still holds what the
+//     request received: Drop copies it into the handle's kept results
+//     (the only copy, made for dropped reads only).
+//   - A stream read's first poll (arm, under the handle's lock) takes the
+//     kept results, oldest first, before anything is submitted: as many
+//     bytes as its buffers hold, then on a later read a kept failure. So
+//     a reader that drops a read and reads again gets every byte once and
+//     in order. With several reads in flight on one stream at once, no
+//     driver orders the bytes among them; here, when results are kept,
+//     the other reads the kernel holds are cancelled and start again from
+//     the kept results, so that none waits for new bytes while older ones
+//     are kept.
+//   - CloseHandle discards the kept results with the handle.
+//
+// A settled read's buffer is not written after its Drop returns, which
+// the core.Driver contract promises for every read. Dropped file and
+// datagram reads are still abandoned: the kernel may write their buffer
+// until the cancel is processed (a file read running in a kernel worker
+// cannot be interrupted and may finish into it), and a datagram that
+// completes a dropped receive is discarded, as UDP may lose it anyway.
+// The buffer stays reachable until the kernel's completion. A dropped
+// op's waker is never woken. A CLOSE is never cancelled.
+//
+// # Writes report what they wrote
+//
+// A write the kernel holds may have sent a prefix of its buffer, or all
+// of it, by the time it is abandoned; nothing can take those bytes back.
+// So the writes' futures are weft/core/io Cancellers: Cancel queues the
+// ASYNC_CANCEL and leaves the op to its future, which resolves to what
+// the kernel did before the cancel reached it (the bytes written) or to
+// ECANCELED if it wrote nothing, and never submits the op again. The
+// deadlines of weft/core/io.Timeout and of weft/core/co's Conn cancel a
+// write this way and report the count it wrote, as Go's net.Conn does.
+// A plain Drop of a pending write (a select's loser) cancels it unseen:
+// it may have written a prefix, which the dropper cannot learn. The
+// readiness drivers write inside Poll, so a dropped write of theirs wrote
+// nothing, and the plugin driver's stream writes resolve as soon as the
+// driver has taken their bytes.
 //
 // # Closing
 //

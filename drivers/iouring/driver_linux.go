@@ -64,8 +64,16 @@ type Driver struct {
 	// sqDead: the ring is unmapped; nothing may touch it.
 	sqDead bool
 
+	// settlers counts the Drops waiting for an operation's final
+	// completion (see settle); parkReleased, guarded by settleMu, is
+	// closed and replaced when a holder of parkMu releases it while any
+	// wait.
+	settlers     atomic.Int32
+	settleMu     sync.Mutex
+	parkReleased chan struct{}
+
 	// parkMu serialises Park and Close; the fields below it belong to
-	// whoever holds it.
+	// whoever holds it. It is released with releasePark.
 	parkMu sync.Mutex
 	batch  []cqe
 	// reapedOther counts the completions reaped other than Park's own
@@ -141,6 +149,8 @@ func New(o Options) (*Driver, error) {
 		handles: slab.New[fileRec](),
 		extArg:  r.has(featExtArg) && !forceNoExtArg.Load(),
 		backlog: sockets.ListenBacklog(),
+
+		parkReleased: make(chan struct{}),
 	}
 	d.misc.fd = -1
 	return d, nil
@@ -324,7 +334,7 @@ func (d *Driver) drainSQ() {
 // submits and waits.
 func (d *Driver) Park(timeout time.Duration) error {
 	d.parkMu.Lock()
-	defer d.parkMu.Unlock()
+	defer d.releasePark()
 	if d.closed.Load() {
 		return errDriverClosed
 	}
@@ -560,7 +570,7 @@ func (d *Driver) Close() error {
 	}
 	d.kick()
 	d.parkMu.Lock()
-	defer d.parkMu.Unlock()
+	defer d.releasePark()
 	d.sqMu.Lock()
 	d.sqClosing = true
 	d.sqMu.Unlock()

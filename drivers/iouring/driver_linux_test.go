@@ -124,10 +124,10 @@ func TestDroppingAReadTheKernelHoldsCancelsItAndNothingIsWritten(t *testing.T) {
 	}
 }
 
-func TestAReadDroppedWithItsCompletionInTheCQIsDiscarded(t *testing.T) {
+func TestAReadDroppedWithItsCompletionInTheCQKeepsItsBytesForTheNextRead(t *testing.T) {
 	d := newTestDriver(t, Options{})
 	h, peer := socketPair(t, d)
-	if _, err := unix.Write(peer, []byte("lost")); err != nil {
+	if _, err := unix.Write(peer, []byte("kept")); err != nil {
 		t.Fatal(err)
 	}
 	w := &countWaker{}
@@ -144,10 +144,12 @@ func TestAReadDroppedWithItsCompletionInTheCQIsDiscarded(t *testing.T) {
 	if !d.cqReady() {
 		t.Fatal("no completion in the CQ after submitting a read with data waiting")
 	}
-	// The drop comes after the completion: its cancel fails (ENOENT) and
-	// the reaper cleans the completion up.
+	// The drop comes after the completion: its cancel fails (ENOENT), and
+	// the Drop reaps the completion itself before it returns.
 	core.Drop(f)
-	parkUntil(t, d, "the read's completion is reaped", func() bool { return d.InFlight() == 0 })
+	if d.InFlight() != 0 {
+		t.Fatalf("Drop returned with %d operations in flight; it settles the read first", d.InFlight())
+	}
 	parkUntil(t, d, "the cancel's completion is reaped", func() bool { return d.cancelMiss.Load() == 1 })
 	if d.cancelHit.Load() != 0 {
 		t.Fatal("the cancel found a read that had completed")
@@ -155,15 +157,19 @@ func TestAReadDroppedWithItsCompletionInTheCQIsDiscarded(t *testing.T) {
 	if n := w.n.Load(); n != 0 {
 		t.Fatalf("the dropped read's waker was woken %d times", n)
 	}
-	// Its bytes were consumed from the socket and discarded: the next
-	// read gets what comes after them.
+	// Its bytes were consumed from the socket and kept: the next read
+	// gets them, and the one after that what comes next.
 	if _, err := unix.Write(peer, []byte("next")); err != nil {
 		t.Fatal(err)
 	}
 	got := make([]byte, 8)
 	r := await(t, d, d.Read(h, got))
+	if r.Err != nil || string(got[:r.Value]) != "kept" {
+		t.Fatalf("read after the dropped one: %q, %v; want its bytes", got[:r.Value], r.Err)
+	}
+	r = await(t, d, d.Read(h, got))
 	if r.Err != nil || string(got[:r.Value]) != "next" {
-		t.Fatalf("read after the discarded one: %q, %v", got[:r.Value], r.Err)
+		t.Fatalf("the read after that: %q, %v", got[:r.Value], r.Err)
 	}
 }
 

@@ -104,13 +104,37 @@ func (f *intFuture) empty() bool {
 	return false
 }
 
-// Drop cancels the operation if the kernel holds it. The buffer stays
-// reachable until the kernel's completion; bytes read by a completion
-// that beat the cancel are discarded.
+// Drop cancels the operation if the kernel holds it. A stream read is
+// settled: Drop returns once the kernel is done with its buffer, and the
+// bytes (or the failure) a completion that beat the cancel brought are
+// kept for the next read on the handle. Other operations are abandoned:
+// their buffer stays reachable until the kernel's completion, whose
+// result is discarded (a write's bytes may have gone out; see Cancel).
 func (f *intFuture) Drop() {
 	if f.o != nil {
 		f.o.drop()
 	}
+}
+
+// Cancel implements weft/core/io.Canceller for the writes (Write,
+// Writev, WriteAt, SendTo): a write the kernel holds is cancelled, and
+// the future, polled on, resolves to what the kernel did before the
+// cancel reached it: the bytes written, or an error matching
+// syscall.ECANCELED if it wrote nothing. A completion driver cannot take
+// back bytes the kernel sent, so this is how a deadline on a write learns
+// how many were; Drop instead leaves the write to finish or stop unseen.
+// For every other operation Cancel reports false: a dropped read keeps
+// what it received for the next read (see Drop), and the other
+// operations clean up after themselves.
+func (f *intFuture) Cancel() bool {
+	if f.err != nil || f.o == nil {
+		return false
+	}
+	switch f.o.kind {
+	case kSend, kWritev, kWriteFile, kSendTo:
+		return f.o.stop()
+	}
+	return false
 }
 
 // Rearm readies a resolved Read or Write for another transfer on p, so a
@@ -135,9 +159,10 @@ func (f *intFuture) Rearm(p []byte) bool {
 }
 
 // Read receives into p: recv(2) on a socket, read(2) at the file position
-// on a file. The kernel writes p until the future resolves or, after a
-// Drop, until the cancelled request's completion arrives (the driver
-// keeps p reachable until then).
+// on a file. The kernel writes p until the future resolves or its Drop
+// returns; on a file or a datagram socket, after a Drop, until the
+// cancelled request's completion arrives (the driver keeps p reachable
+// until then). Bytes that dropped reads of a stream received come first.
 func (d *Driver) Read(h core.Handle, p []byte) core.Future[core.Result[int]] {
 	return d.intOp(h, kRecv, p, nil)
 }

@@ -46,6 +46,10 @@ type fileRec struct {
 	lastPos uint32
 	// unlinkPath is a Unix listener's socket file, removed at close.
 	unlinkPath string
+	// kept are the results stream reads received for readers that had
+	// dropped them, oldest first; the next reads take them before
+	// anything is submitted (see cancelsafe_linux.go).
+	kept []keptResult
 }
 
 func (r *fileRec) link(o *op) {
@@ -156,6 +160,7 @@ func (d *Driver) closeRec(rec *fileRec, reason error, closeFD bool) {
 		o = next
 	}
 	rec.head = nil
+	rec.kept = nil
 	if closeFD && rec.fd >= 0 {
 		if cancelled || flush {
 			_ = d.flush()

@@ -75,15 +75,21 @@ var kindNames = [...]string{
 //	taken      the future resolved or was dropped; nobody wants a result
 //	abandoned  the kernel's eventual result belongs to nobody: the
 //	           reaper cleans it up (closes an accepted or opened
-//	           descriptor; read data is simply dropped)
+//	           descriptor; anything else needs nothing)
+//	stopped    Cancel asked the kernel to end it; its result is final
 //
 // Transitions:
 //
-//	arm:       inFlight = true (ready cleared)
+//	arm:       inFlight = true (ready cleared); a stream read with kept
+//	           results takes them instead: ready = true
 //	complete:  inFlight = false; abandoned? clean up : ready = true, wake
 //	take:      ready -> taken (future resolves)
-//	drop:      taken = true; inFlight? abandoned = true, cancel
-//	                         : ready result cleaned up
+//	drop:      taken = true; a stream read: inFlight? cancel, settle;
+//	           its result kept (cancelsafe_linux.go)
+//	           anything else: inFlight? abandoned = true, cancel
+//	                                   : ready result cleaned up
+//	stop:      stopped = true; inFlight? cancel (the future stays
+//	           pending until the completion)
 //	fail:      (a close) ready = true with the close's error;
 //	           inFlight? abandoned = true, cancel : ready result cleaned up
 type op struct {
@@ -101,10 +107,13 @@ type op struct {
 	ready     bool
 	taken     bool
 	abandoned bool
-	waker     core.Waker
-	res       int32
-	err       error
-	ud        uint64
+	// stopped: Cancel asked for the op to end; its result is final,
+	// whatever it is (see intFuture.Cancel).
+	stopped bool
+	waker   core.Waker
+	res     int32
+	err     error
+	ud      uint64
 
 	// started is owned by the future: the op was armed once.
 	started bool
@@ -261,6 +270,9 @@ func (o *op) arm(w core.Waker) {
 	switch {
 	case rec.closed:
 		o.ready, o.err = true, closedErrOf(rec)
+	case len(rec.kept) > 0 && o.streamRead():
+		// What dropped reads received comes first, without a request.
+		o.ready, o.res, o.waker = true, rec.takeKept(o), nil
 	default:
 		if !o.linked {
 			rec.link(o)
@@ -379,11 +391,16 @@ func (o *op) poll(cx *core.Context) (int32, error, bool) {
 		}
 		res, err := o.res, o.err
 		if err == nil && o.retry(res) {
-			// Interrupted, or a transient condition: submit again.
-			o.ready = false
-			o.mu.Unlock()
-			o.arm(cx.Waker())
-			continue
+			if o.stopped {
+				// Stopped before it did anything.
+				res = -int32(unix.ECANCELED)
+			} else {
+				// Interrupted, or a transient condition: submit again.
+				o.ready = false
+				o.mu.Unlock()
+				o.arm(cx.Waker())
+				continue
+			}
 		}
 		o.taken = true
 		o.mu.Unlock()
@@ -414,7 +431,9 @@ func (o *op) retry(res int32) bool {
 
 // drop abandons o: a result it has already is cleaned up; if the kernel
 // still holds it, it is cancelled and its completion cleaned up when it
-// comes. Its waker is never woken after drop returns.
+// comes. A stream read is settled instead, and what it received kept for
+// the next read (see dropRead). Its waker is never woken after drop
+// returns.
 func (o *op) drop() {
 	if !o.started {
 		return
@@ -427,6 +446,11 @@ func (o *op) drop() {
 	o.taken = true
 	o.waker = nil
 	inFlight, ud := o.inFlight, o.ud
+	if o.streamRead() {
+		o.mu.Unlock()
+		o.dropRead(inFlight, ud)
+		return
+	}
 	if inFlight {
 		o.abandoned = true
 	} else if o.ready && o.err == nil {
@@ -466,7 +490,30 @@ func (o *op) rearm(p []byte) bool {
 	o.p = p
 	// Not started: the next poll picks the ring again (o is in no
 	// ring's table now).
-	o.started, o.taken, o.ready, o.res = false, false, false, 0
+	o.started, o.taken, o.ready, o.stopped, o.res = false, false, false, false, 0
+	return true
+}
+
+// stop asks the kernel to end o, which stays the future's: its
+// completion, ECANCELED or what the request did before the cancel reached
+// it, resolves the future and is never submitted again. It reports
+// whether the future must be polled for that result; false for an op
+// never submitted, which the caller may just drop.
+func (o *op) stop() bool {
+	if !o.started {
+		return false
+	}
+	o.mu.Lock()
+	if o.taken {
+		o.mu.Unlock()
+		return false
+	}
+	o.stopped = true
+	inFlight, ud := o.inFlight, o.ud
+	o.mu.Unlock()
+	if inFlight && o.d.cancel(ud) {
+		o.d.handOff()
+	}
 	return true
 }
 
