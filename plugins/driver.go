@@ -114,11 +114,32 @@ func (d *Driver) Stats() Stats {
 }
 
 // hostHandle is the host's state of an open handle.
+//
+// # Reads that are abandoned
+//
+// A read dropped while the plugin runs it may still come back with bytes
+// (the plugin's read completed while the cancel was on its way). Those
+// bytes were taken from the stream and come before anything a later read
+// gets, so they must not be lost, nor overtaken:
+//
+//   - stash keeps the bytes of dropped reads, and stashErr a failure one
+//     received after them; the next read on the handle takes them first,
+//     without asking the plugin;
+//   - unsettled counts the dropped reads whose completion has not come
+//     back; while there are any, a new read waits (readWaiters) instead
+//     of asking the plugin, which would give it bytes that come after
+//     theirs. The plugin answers every operation, a cancelled one too, so
+//     the wait is one round trip;
+//   - reads are the reads in flight in the plugin. When bytes reach the
+//     stash while one is in flight (several reads at once on the handle),
+//     it is cancelled and starts again from the stash (restart), so that
+//     it does not wait for more bytes while bytes are kept.
 type hostHandle struct {
-	// stash keeps bytes a dropped read received: the next read of the
-	// handle returns them first, so a read abandoned after the plugin had
-	// already read (a timeout racing with data) loses no stream data.
-	stash []byte
+	stash       []byte
+	stashErr    error
+	unsettled   int
+	readWaiters []core.Waker
+	reads       []*hostOp
 	// werr is the first error of a write-behind write; later writes fail
 	// with it.
 	werr error
@@ -144,8 +165,12 @@ type hostOp struct {
 	// behind marks a write-behind write: its future resolved when it was
 	// queued; the completion only returns its room and reports an error.
 	behind bool
-	state  opState
-	waker  core.Waker
+	// restart: the host cancelled this read in the plugin because bytes
+	// of dropped reads came first; its future starts again from the
+	// stash, and the completion is the stash's (see hostHandle).
+	restart bool
+	state   opState
+	waker   core.Waker
 
 	// The completion.
 	err    error
@@ -396,9 +421,16 @@ func (d *Driver) failAllLocked(err error) {
 	clear(d.waiters)
 	d.waiters = d.waiters[:0]
 	for h, hh := range d.handles {
-		d.wakes = append(d.wakes, hh.waiters...)
+		d.wakeHandleLocked(hh)
 		delete(d.handles, h)
 	}
+}
+
+// wakeHandleLocked wakes every operation waiting on a handle that is
+// going away, to fail.
+func (d *Driver) wakeHandleLocked(hh *hostHandle) {
+	d.wakes = append(d.wakes, hh.waiters...)
+	d.wakes = append(d.wakes, hh.readWaiters...)
 }
 
 // apply records the completions of one frame.
@@ -446,10 +478,17 @@ func (d *Driver) apply(s *session, frame []byte) error {
 			continue
 		}
 		if o.state == opDropped {
-			if status == wire.StatusOK {
+			if o.op == wire.OpRead {
+				d.settleReadLocked(o, status)
+			} else if status == wire.StatusOK {
 				d.cleanupLocked(o)
 			}
 			continue
+		}
+		if o.op == wire.OpRead {
+			if hh := d.handles[o.h]; hh != nil {
+				hh.forgetRead(o)
+			}
 		}
 		o.state = opDone
 		if o.waker != nil {
@@ -494,7 +533,7 @@ func (d *Driver) decodeResult(dec *wire.Dec, s *session, o *hostOp) {
 
 // cleanupLocked disposes of the result of an operation dropped after it
 // had completed in the plugin: an accepted or connected socket is closed,
-// bytes a stream read took are kept for the next read.
+// what a stream read received is kept for the next read.
 func (d *Driver) cleanupLocked(o *hostOp) {
 	switch o.op {
 	case wire.OpAccept, wire.OpConnect:
@@ -502,11 +541,77 @@ func (d *Driver) cleanupLocked(o *hostOp) {
 			d.closeLocked(o.handle)
 		}
 	case wire.OpRead:
-		if hh := d.handles[o.h]; hh != nil && o.err == nil && len(o.data) > 0 {
-			hh.stash = append(hh.stash, o.data...)
+		if hh := d.handles[o.h]; hh != nil {
+			d.keepLocked(hh, o)
 		}
 	}
 	o.data = nil
+}
+
+// keepLocked stashes what the dropped read o received (see hostHandle).
+func (d *Driver) keepLocked(hh *hostHandle, o *hostOp) {
+	switch {
+	case o.err != nil:
+		if hh.stashErr == nil {
+			hh.stashErr = o.err
+		}
+	case len(o.data) > 0:
+		hh.stash = append(hh.stash, o.data...)
+		d.restartReadsLocked(hh)
+	}
+}
+
+// settleReadLocked applies the completion of a read dropped while the
+// plugin ran it (status: the completion's): what it received is kept,
+// and once no dropped read is outstanding the reads waiting for that go
+// on.
+func (d *Driver) settleReadLocked(o *hostOp, status byte) {
+	hh := d.handles[o.h]
+	if hh == nil {
+		o.data = nil
+		return
+	}
+	hh.unsettled--
+	if status != wire.StatusCancelled {
+		d.keepLocked(hh, o)
+	}
+	o.data = nil
+	if hh.unsettled == 0 || len(hh.stash) > 0 || hh.stashErr != nil {
+		d.wakes = append(d.wakes, hh.readWaiters...)
+		clear(hh.readWaiters)
+		hh.readWaiters = hh.readWaiters[:0]
+	}
+}
+
+// restartReadsLocked cancels the reads in flight on hh because bytes
+// reached its stash: each starts again and takes them (see hostHandle).
+// Its completion, when it comes, is a dropped read's.
+func (d *Driver) restartReadsLocked(hh *hostHandle) {
+	for i, o := range hh.reads {
+		o.restart, o.state = true, opDropped
+		hh.unsettled++
+		d.out.U8(wire.OpCancel)
+		d.out.Uint(o.id)
+		d.kickLocked()
+		if o.waker != nil {
+			d.wakes = append(d.wakes, o.waker)
+			o.waker = nil
+		}
+		hh.reads[i] = nil
+	}
+	hh.reads = hh.reads[:0]
+}
+
+// forgetRead removes o from the reads in flight.
+func (hh *hostHandle) forgetRead(o *hostOp) {
+	for i, r := range hh.reads {
+		if r == o {
+			last := len(hh.reads) - 1
+			hh.reads[i], hh.reads[last] = hh.reads[last], nil
+			hh.reads = hh.reads[:last]
+			return
+		}
+	}
 }
 
 // closeLocked forgets h and asks the plugin to close it, without waiting
@@ -518,9 +623,7 @@ func (d *Driver) closeLocked(h core.Handle) {
 		return
 	}
 	delete(d.handles, h)
-	for _, w := range hh.waiters {
-		d.wakes = append(d.wakes, w)
-	}
+	d.wakeHandleLocked(hh)
 	_, wh := unstamp(h)
 	d.out.U8(wire.OpCloseHandle)
 	d.out.Uint(0)
@@ -532,7 +635,7 @@ func (d *Driver) closeLocked(h core.Handle) {
 func (d *Driver) forgetLocked(h core.Handle) {
 	if hh := d.handles[h]; hh != nil {
 		delete(d.handles, h)
-		d.wakes = append(d.wakes, hh.waiters...)
+		d.wakeHandleLocked(hh)
 	}
 }
 
@@ -694,9 +797,15 @@ func (d *Driver) submit(cx *core.Context, op byte, h core.Handle, withHandle boo
 	if err != nil {
 		return nil, err
 	}
+	return d.submitLocked(cx, op, h, wh, withHandle, cost, enc), nil
+}
+
+// submitLocked is submit for a checked session and handle (wh, its
+// plugin-side id); nil means no room, the waker registered.
+func (d *Driver) submitLocked(cx *core.Context, op byte, h core.Handle, wh uint64, withHandle bool, cost int, enc func(e *wire.Enc)) *hostOp {
 	if d.inflight >= d.opts.MaxInFlight || (d.inBytes+cost > d.opts.MaxInFlightBytes && d.inflight > 0) {
 		d.waiters = append(d.waiters, cx.Waker())
-		return nil, nil
+		return nil
 	}
 	d.inflight++
 	d.inBytes += cost
@@ -712,7 +821,7 @@ func (d *Driver) submit(cx *core.Context, op byte, h core.Handle, withHandle boo
 		enc(&d.out)
 	}
 	d.kickLocked()
-	return o, nil
+	return o
 }
 
 // await reports whether o completed, registering cx's waker if not.
@@ -739,6 +848,12 @@ func (d *Driver) drop(o *hostOp, consumed bool) {
 				d.out.U8(wire.OpCancel)
 				d.out.Uint(o.id)
 				d.kickLocked()
+				if hh := d.handles[o.h]; hh != nil && o.op == wire.OpRead {
+					// Its completion may bring bytes that come before
+					// any later read's (see hostHandle).
+					hh.forgetRead(o)
+					hh.unsettled++
+				}
 			}
 		}
 	case opDone:
@@ -749,20 +864,39 @@ func (d *Driver) drop(o *hostOp, consumed bool) {
 	}
 }
 
-// takeStash satisfies a read from the bytes a dropped read left behind.
-func (d *Driver) takeStash(h core.Handle, bufs ...[]byte) (int, bool) {
+// startRead begins a stream read of h into bufs (see hostHandle): from
+// what dropped reads left behind, resolved at once (done); or, while a
+// dropped read's completion is outstanding, waiting for it (nothing
+// started, the waker registered); or as a request to the plugin (o; nil
+// with no error when the window is full, the waker registered).
+func (d *Driver) startRead(cx *core.Context, h core.Handle, bufs [][]byte) (n int, err error, done bool, o *hostOp) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	hh := d.handles[h]
-	if hh == nil || len(hh.stash) == 0 {
-		return 0, false
+	_, hh, wh, err := d.sessionForLocked(h, true)
+	if err != nil {
+		return 0, err, true, nil
 	}
-	n := scatter(hh.stash, bufs)
-	hh.stash = hh.stash[n:]
-	if len(hh.stash) == 0 {
-		hh.stash = nil
+	switch {
+	case len(hh.stash) > 0:
+		n = scatter(hh.stash, bufs)
+		hh.stash = hh.stash[n:]
+		if len(hh.stash) == 0 {
+			hh.stash = nil
+		}
+		return n, nil, true, nil
+	case hh.stashErr != nil:
+		err, hh.stashErr = hh.stashErr, nil
+		return 0, err, true, nil
+	case hh.unsettled > 0:
+		hh.readWaiters = append(hh.readWaiters, cx.Waker())
+		return 0, nil, false, nil
 	}
-	return n, true
+	total := clampTotal(bufs)
+	o = d.submitLocked(cx, wire.OpRead, h, wh, true, total, func(e *wire.Enc) { e.Uint(uint64(total)) })
+	if o != nil {
+		hh.reads = append(hh.reads, o)
+	}
+	return 0, nil, false, o
 }
 
 // writeBehind queues a stream write for the plugin and reports it done at

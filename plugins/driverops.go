@@ -164,24 +164,33 @@ type readFuture struct {
 	one  [1][]byte
 }
 
-// Poll implements core.Future.
+// Poll implements core.Future. A read takes what dropped reads of the
+// handle left behind first (see hostHandle), so no abandoned read loses
+// a byte.
 func (f *readFuture) Poll(cx *core.Context) (core.Result[int], bool) {
-	if f.o == nil {
-		if n, ok := f.d.takeStash(f.h, f.bufs...); ok {
-			f.done = true
-			return core.Result[int]{Value: n}, true
+	for {
+		if f.o == nil {
+			n, err, done, o := f.d.startRead(cx, f.h, f.bufs)
+			if done {
+				f.done = true
+				return core.Result[int]{Value: n, Err: err}, true
+			}
+			f.o = o
+			return core.Result[int]{}, false
 		}
-		total := clampTotal(f.bufs)
-		o, err := f.d.submit(cx, wire.OpRead, f.h, true, total, func(e *wire.Enc) { e.Uint(uint64(total)) })
-		if err != nil {
-			f.done = true
-			return core.Result[int]{Err: err}, true
+		f.d.mu.Lock()
+		if f.o.restart {
+			f.d.mu.Unlock()
+			f.o = nil
+			continue
 		}
-		f.o = o
-		return core.Result[int]{}, false
-	}
-	if !f.result(cx) {
-		return core.Result[int]{}, false
+		ok := f.d.awaitLocked(f.o, cx)
+		f.d.mu.Unlock()
+		if !ok {
+			return core.Result[int]{}, false
+		}
+		f.done = true
+		break
 	}
 	if f.o.err != nil {
 		return core.Result[int]{Err: f.o.err}, true
