@@ -44,10 +44,17 @@ var ErrDriverClosed = errors.New("weft: driver closed")
 // plugins module) with handles as identifiers and buffers copied.
 //
 // Futures returned by a driver implement [Dropper]: dropping a pending
-// operation cancels it. A completion driver keeps the operation's buffer
-// reachable until the kernel's completion arrives, and cleans up the
-// result of an operation that completed after a failed cancel (closing an
-// accepted handle, discarding data read).
+// operation cancels it, and loses nothing: a stream read dropped after
+// the driver had taken bytes off the socket for it (a completion driver's
+// request that completed before its cancel, a read a plugin process had
+// done) leaves those bytes, and a failure that followed them, to the next
+// read on the handle, which gets them before anything newer. A completion
+// driver keeps an operation's buffer reachable until the kernel's
+// completion arrives, and cleans up the result of other operations that
+// completed after a failed cancel (closing an accepted handle). A write
+// the kernel may have done in part by the time it is abandoned is a
+// weft/core/io.Canceller, so that a deadline learns how many bytes it
+// wrote; a plain Drop of it may have written a prefix.
 //
 // # Parking
 //
@@ -80,11 +87,11 @@ type Driver interface {
 	// Connect resolves to a connected stream socket.
 	Connect(network, address string, opts SocketOptions) Future[Result[Handle]]
 	// Read resolves to the number of bytes read into p; 0 with io.EOF at
-	// end of stream. A readiness driver may write p until the future
-	// resolves or its Drop has returned; a completion driver, until the
-	// kernel's completion of the cancelled request arrives, and it keeps p
-	// reachable until then. Either way, a caller that drops a read must
-	// not reuse p for other data it cares about at once.
+	// end of stream. The driver may write p until the future resolves or
+	// its Drop has returned, except that a completion driver's dropped
+	// read of a file or a datagram socket may write p until the kernel's
+	// completion of the cancelled request arrives (it keeps p reachable
+	// until then). A dropped stream read loses no byte (see above).
 	Read(h Handle, p []byte) Future[Result[int]]
 	// Write resolves to the number of bytes of p written; it may be fewer
 	// than len(p).
