@@ -94,10 +94,7 @@ func csIsDeadline(err error) bool { return errors.Is(err, os.ErrDeadlineExceeded
 // to complete it), a poll-style read cancelled after a yield, and plain
 // reads in between.
 func testDriverAbandonedReadsLoseNoByte(c *driverCtx) error {
-	if !csHasTimer(c) {
-		return errDriverNoTimer
-	}
-	client, server, ln, err := driverPair(c)
+	client, server, ln, err := csPair(c, false)
 	if err != nil {
 		return err
 	}
@@ -167,10 +164,7 @@ func testDriverAbandonedReadsLoseNoByte(c *driverCtx) error {
 // by moving the read deadline into the past, as net/http does to end its
 // background read, and the reader gives some reads a deadline of its own.
 func testDriverConnReadDeadlinesLoseNoByte(c *driverCtx) error {
-	if !csHasTimer(c) {
-		return errDriverNoTimer
-	}
-	client, server, ln, err := driverPair(c)
+	client, server, ln, err := csPair(c, false)
 	if err != nil {
 		return err
 	}
@@ -259,12 +253,17 @@ func csReceive(c *driverCtx, r *wnet.TCPStream, total int, after func(i int)) (e
 	}
 }
 
-// csWritePair is driverPair with a small send buffer, so that writes
-// wait for the reader often. (The receive buffer stays at least a
-// loopback segment: see testDriverLargeTransfer.)
-func csWritePair(c *driverCtx) (client, server *wnet.TCPStream, ln *wnet.TCPListener, err error) {
-	if client, server, ln, err = driverPair(c); err != nil {
-		return nil, nil, nil, err
+// csPair returns the ends of a loopback TCP connection for a behaviour
+// that needs the runtime's timer (errDriverNoTimer without one). With
+// smallSend the client's send buffer is small, so that its writes wait
+// for the reader often. (The receive buffer stays at least a loopback
+// segment: see testDriverLargeTransfer.)
+func csPair(c *driverCtx, smallSend bool) (client, server *wnet.TCPStream, ln *wnet.TCPListener, err error) {
+	if !csHasTimer(c) {
+		return nil, nil, nil, errDriverNoTimer
+	}
+	if client, server, ln, err = driverPair(c); err != nil || !smallSend {
+		return client, server, ln, err
 	}
 	if err = client.SetWriteBuffer(32 << 10); err == nil {
 		err = server.SetReadBuffer(128 << 10)
@@ -323,10 +322,7 @@ func csFinishWrite(c *driverCtx, client *wnet.TCPStream, reader *core.JoinHandle
 // not: if a write the deadline stopped had written bytes it did not
 // report, the reader sees them twice.
 func testDriverTimedOutWritesReportWhatTheyWrote(c *driverCtx) error {
-	if !csHasTimer(c) {
-		return errDriverNoTimer
-	}
-	client, server, ln, err := csWritePair(c)
+	client, server, ln, err := csPair(c, true)
 	if err != nil {
 		return err
 	}
@@ -350,10 +346,7 @@ func testDriverTimedOutWritesReportWhatTheyWrote(c *driverCtx) error {
 // carries on from the count each Write reports, as a net.Conn's user
 // does.
 func testDriverConnWriteDeadlinesReportWhatTheyWrote(c *driverCtx) error {
-	if !csHasTimer(c) {
-		return errDriverNoTimer
-	}
-	client, server, ln, err := csWritePair(c)
+	client, server, ln, err := csPair(c, true)
 	if err != nil {
 		return err
 	}
