@@ -58,12 +58,21 @@ func (c *LaunchConfig) wrap(err error) error {
 	return &Error{Plugin: c.name(), Path: c.Path, Err: err}
 }
 
+// hostTies are the ways a plugin is made to end with its host (see
+// tieToHost); tests turn each off to check the other alone.
+var hostTies = struct{ lifeline, deathSignal bool }{true, true}
+
 // process is a running, handshaken plugin process.
 type process struct {
 	client *plugin.Client
 	conn   *grpc.ClientConn
 	info   wire.Info
-	pid    int
+	// pid is the process the host started, the only one it signals. The
+	// pid the plugin reports (info.PID) differs when the binary is a
+	// wrapper that starts the plugin as its child, and is never trusted
+	// with a signal.
+	pid int
+	log *slog.Logger
 }
 
 // fileSHA256 returns the digest of the file at path.
@@ -128,6 +137,9 @@ func launch(c *LaunchConfig) (*process, error) {
 	// comes first so the configured entries override it (exec keeps the
 	// last value of a duplicated key).
 	cmd.Env = append(append(os.Environ(), c.Env...), wire.LogLevelEnv+"="+levelName(log))
+	// The plugin leads a process group of its own, and ends with the host
+	// (see tieToHost).
+	tieToHost(cmd)
 	stderrTail := &tail{max: 4 << 10}
 	plog := log.With("plugin", c.name())
 	client := plugin.NewClient(&plugin.ClientConfig{
@@ -149,29 +161,47 @@ func launch(c *LaunchConfig) (*process, error) {
 		SyncStdout:       &lineWriter{emit: func(l string) { plog.Info(l, "stream", "stdout") }},
 		SyncStderr:       &lineWriter{emit: func(l string) { plog.Warn(l, "stream", "stderr") }},
 	})
-	rpc, err := client.Client()
+	// go-plugin forks the process inside Client, on the calling thread. A
+	// parent-death signal fires when the thread that forked ends, not the
+	// host, and a goroutine locked to its thread (a thread-per-core
+	// worker) ends its thread when it exits: the fork happens on a fresh
+	// goroutine, whose thread the Go runtime never ends.
+	var rpc plugin.ClientProtocol
+	var err error
+	started := make(chan struct{})
+	go func() {
+		defer close(started)
+		rpc, err = client.Client()
+	}()
+	<-started
+	pid := 0
+	if cmd.Process != nil {
+		pid = cmd.Process.Pid
+	}
+	p := &process{client: client, pid: pid, log: plog}
 	if err != nil {
-		client.Kill()
+		p.end(failGrace)
 		return nil, c.wrap(classify(c, err, stderrTail.String()))
 	}
 	raw, err := rpc.Dispense(wire.PluginName)
 	if err != nil {
-		client.Kill()
+		p.kill()
 		return nil, c.wrap(fmt.Errorf("%w: %v", ErrHandshake, err))
 	}
-	conn := raw.(*grpc.ClientConn)
+	p.conn = raw.(*grpc.ClientConn)
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	info, err := wire.CallInfo(ctx, conn)
+	info, err := wire.CallInfo(ctx, p.conn)
 	cancel()
 	if err != nil {
-		client.Kill()
+		p.kill()
 		return nil, c.wrap(fmt.Errorf("%w: the plugin does not describe itself (not a weft module plugin?): %v", ErrHandshake, err))
 	}
 	if c.Kind != "" && info.Kind != c.Kind {
-		client.Kill()
+		p.kill()
 		return nil, c.wrap(fmt.Errorf("%w: it serves a %s module (%q), not a %s", ErrWrongKind, info.Kind, info.Name, c.Kind))
 	}
-	return &process{client: client, conn: conn, info: info, pid: info.PID}, nil
+	p.info = info
+	return p, nil
 }
 
 // classify turns go-plugin's start errors into ours.
@@ -218,8 +248,46 @@ func lastLines(s string, n int) string {
 	return strings.Join(lines, " | ")
 }
 
+// How long ending a process may take before its process group is killed:
+// killGrace after a graceful stop (go-plugin waits two seconds for the
+// process to exit, then kills it), failGrace after a failed start (the
+// process was killed already).
+const (
+	killGrace = 5 * time.Second
+	failGrace = time.Second
+)
+
 // kill ends the process: gracefully (go-plugin's controller asks the
 // plugin to stop; its gRPC server drains) and by force after two seconds.
-func (p *process) kill() {
-	p.client.Kill()
+func (p *process) kill() { p.end(killGrace) }
+
+// end ends the process through go-plugin's Kill, and kills the process
+// group when that takes longer than grace.
+//
+// go-plugin's Kill returns once it has read the process's standard output
+// and error to their end and reaped it. A process that started a child
+// which inherited those pipes (a script that runs a command without exec)
+// keeps them open after it died, and Kill would wait for the child. The
+// child is in the plugin's process group (tieToHost), so killing the group
+// closes the pipes. The group's id is the plugin's pid, which no other
+// process can take while go-plugin has not reaped the plugin, and it reaps
+// only after the pipes close: the group killed is the plugin's.
+func (p *process) end(grace time.Duration) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		p.client.Kill()
+	}()
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-done:
+		return
+	case <-t.C:
+	}
+	if p.pid > 0 {
+		p.log.Warn("the plugin's process did not end in time: something it started holds its standard output or error; killing its process group", "pid", p.pid, "grace", grace)
+		killGroup(p.pid)
+	}
+	<-done
 }

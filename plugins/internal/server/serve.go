@@ -36,8 +36,10 @@ type Options struct {
 var stderr io.Writer = os.Stderr
 
 // Serve serves o until the host ends the plugin. It does not return when
-// the handshake fails (go-plugin exits the process).
+// the handshake fails (go-plugin exits the process), and it exits the
+// process when the host is gone (see watchHost).
 func Serve(o Options) {
+	watchHost()
 	versions := o.Versions
 	if versions == nil {
 		versions = []int{wire.ProtocolVersion}

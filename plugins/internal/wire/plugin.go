@@ -34,3 +34,9 @@ func (p *GRPCPlugin) GRPCClient(_ context.Context, _ *plugin.GRPCBroker, conn *g
 // plugin the lowest log level it will keep ("trace", "debug", "info",
 // "warn", "error"), so the plugin does not format records the host drops.
 const LogLevelEnv = "WEFT_PLUGIN_LOG_LEVEL"
+
+// HostLifelineEnv names the environment variable through which the host
+// tells a plugin the number of an inherited file descriptor: the read end
+// of a pipe only the host writes to. The plugin exits when it reads
+// end-of-file from it, that is when the host is gone.
+const HostLifelineEnv = "WEFT_PLUGIN_HOST_LIFELINE"
