@@ -22,6 +22,12 @@ import (
 // The host numbers operations from 1 in each session and never reuses a
 // number; id 0 asks for no completion (the host's clean-up closes). The
 // operands and results of each operation are listed next to its code.
+//
+// A completion with id 0 and StatusErr is the plugin's refusal of a
+// request frame it could not parse (its error says what was wrong): the
+// records before the fault were executed, the rest were not, so the host
+// ends the session, failing every pending operation, and the supervisor
+// starts a fresh process.
 const (
 	// network, address string; opts → handle, addr
 	OpListen byte = iota + 1
@@ -58,6 +64,10 @@ const (
 	// result if it finished first.
 	OpCancel
 )
+
+// MaxIO is the most bytes one read or write moves (the host's
+// plugins.MaxIO): the plugin serves a larger read partly.
+const MaxIO = 256 << 10
 
 // Completion statuses.
 const (
@@ -164,7 +174,7 @@ func (d *Dec) Error() error {
 		return &RemoteError{Msg: d.String(), Errno: syscall.Errno(d.Uint()), flags: d.Uint()}
 	default:
 		if d.err == nil {
-			d.err = fmt.Errorf("weft plugin wire: unknown error code %d", code)
+			d.Failf("unknown error code %d", code)
 		}
 		return d.err
 	}

@@ -28,3 +28,7 @@ const (
 	EventPolled
 	EventCompleted
 )
+
+// MaxDecision is the largest max a request may ask for; a larger one is
+// a malformed request.
+const MaxDecision = 1 << 16

@@ -24,8 +24,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"unicode"
+	"unicode/utf8"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/types/known/wrapperspb"
 )
 
@@ -107,11 +111,79 @@ func CallInfo(ctx context.Context, conn grpc.ClientConnInterface) (Info, error) 
 	if err := conn.Invoke(ctx, "/"+ModuleServiceName+"/Info", wrapperspb.Bytes(nil), &out); err != nil {
 		return Info{}, err
 	}
+	return DecodeInfo(out.Value)
+}
+
+// Limits of an Info a plugin sends.
+const (
+	MaxInfoName         = 256 // bytes of the module's name
+	MaxInfoCapabilities = 64  // capabilities listed
+	MaxInfoCapability   = 64  // bytes of one capability
+)
+
+// DecodeInfo decodes and checks the JSON description a plugin sends: a
+// known kind, a name (printable, at most MaxInfoName bytes), a protocol
+// version and a process id above 0, and at most MaxInfoCapabilities
+// capabilities (printable, at most MaxInfoCapability bytes each). The
+// error says which field is wrong and why.
+func DecodeInfo(b []byte) (Info, error) {
 	var info Info
-	if err := json.Unmarshal(out.Value, &info); err != nil {
+	if err := json.Unmarshal(b, &info); err != nil {
 		return Info{}, fmt.Errorf("decoding the plugin's Info: %w", err)
 	}
+	bad := func(format string, args ...any) (Info, error) {
+		return Info{}, fmt.Errorf("the plugin's Info is invalid: "+format, args...)
+	}
+	switch info.Kind {
+	case KindDriver, KindTimer, KindScheduler:
+	default:
+		return bad("kind %q is none of %q, %q, %q", clip(info.Kind), KindDriver, KindTimer, KindScheduler)
+	}
+	if err := checkLabel(info.Name, MaxInfoName); err != nil {
+		return bad("name: %v", err)
+	}
+	if info.Protocol < 1 {
+		return bad("protocol %d, want >= 1", info.Protocol)
+	}
+	if info.PID < 1 {
+		return bad("pid %d, want >= 1", info.PID)
+	}
+	if len(info.Capabilities) > MaxInfoCapabilities {
+		return bad("%d capabilities, above the limit %d", len(info.Capabilities), MaxInfoCapabilities)
+	}
+	for i, c := range info.Capabilities {
+		if err := checkLabel(c, MaxInfoCapability); err != nil {
+			return bad("capabilities[%d]: %v", i, err)
+		}
+	}
 	return info, nil
+}
+
+// checkLabel checks a name the host logs: not empty, at most max bytes,
+// valid UTF-8 without control characters.
+func checkLabel(s string, max int) error {
+	switch {
+	case s == "":
+		return errors.New("empty")
+	case len(s) > max:
+		return fmt.Errorf("%d bytes, above the limit %d", len(s), max)
+	case !utf8.ValidString(s):
+		return fmt.Errorf("%q is not valid UTF-8", clip(s))
+	}
+	for _, r := range s {
+		if !unicode.IsPrint(r) {
+			return fmt.Errorf("%q holds the unprintable character %U", clip(s), r)
+		}
+	}
+	return nil
+}
+
+// clip shortens s for an error message.
+func clip(s string) string {
+	if len(s) > 64 {
+		return s[:64] + "..."
+	}
+	return s
 }
 
 // SessionServer serves a bidirectional session stream: the driver, timer
@@ -151,6 +223,17 @@ func OpenSession(ctx context.Context, conn grpc.ClientConnInterface, name string
 	desc := SessionDesc(name)
 	return conn.NewStream(ctx, &desc.Streams[0], "/"+name+"/Session")
 }
+
+// Reject is how a plugin ends a session whose frames it cannot parse: a
+// gRPC status InvalidArgument saying what was wrong. The host recognises
+// it with Rejected and treats the session as failed, as it does a frame
+// of the plugin's that it cannot parse itself.
+func Reject(err error) error {
+	return status.Errorf(codes.InvalidArgument, "protocol error: the plugin rejected the host's frame: %v", err)
+}
+
+// Rejected reports whether err is a plugin's Reject.
+func Rejected(err error) bool { return status.Code(err) == codes.InvalidArgument }
 
 // MaxMessage is the largest frame either side accepts. The host bounds the
 // bytes in flight well below it (see the driver's window), so a frame never
@@ -204,11 +287,22 @@ func (e *Enc) Bool(v bool) {
 	}
 }
 
-// ErrShortFrame is the error of a frame that ends inside a record.
-var ErrShortFrame = errors.New("weft plugin wire: truncated frame")
+// ErrMalformed is matched (errors.Is) by every error of decoding a frame:
+// a record that ends early, a count or length beyond what the frame holds
+// or the protocol allows, a code the protocol does not define.
+var ErrMalformed = errors.New("weft plugin wire: malformed frame")
+
+// ErrShortFrame is matched by the error of a frame that ends inside a
+// record (it matches ErrMalformed too).
+var ErrShortFrame = fmt.Errorf("%w: truncated", ErrMalformed)
 
 // Dec reads records from a frame. Its first error sticks: later reads return
-// zero values, and Err reports it.
+// zero values, and Err reports it. Every error names what was being read,
+// where, and why it failed, and matches ErrMalformed.
+//
+// No read allocates more than the frame holds: a length or a count is
+// checked against the unread bytes before anything is made of it, so a
+// hostile prefix of 2^62 fails at once.
 type Dec struct {
 	B   []byte
 	off int
@@ -224,9 +318,26 @@ func (d *Dec) More() bool { return d.err == nil && d.off < len(d.B) }
 // Err returns the first decoding error.
 func (d *Dec) Err() error { return d.err }
 
-func (d *Dec) fail() {
+// Remaining returns the number of unread bytes.
+func (d *Dec) Remaining() int { return len(d.B) - d.off }
+
+// Offset returns the position of the next read in the frame.
+func (d *Dec) Offset() int { return d.off }
+
+// short records a truncation while reading what.
+func (d *Dec) short(what string) {
 	if d.err == nil {
-		d.err = ErrShortFrame
+		d.err = fmt.Errorf("%w: %s at byte %d of a %d-byte frame", ErrShortFrame, what, d.off, len(d.B))
+	}
+	d.off = len(d.B)
+}
+
+// Failf records a malformed value found by the caller: the message says
+// what was wrong, and the error names the position and matches
+// ErrMalformed. Later reads return zero values.
+func (d *Dec) Failf(format string, args ...any) {
+	if d.err == nil {
+		d.err = fmt.Errorf("%w: %s (before byte %d of a %d-byte frame)", ErrMalformed, fmt.Sprintf(format, args...), d.off, len(d.B))
 	}
 	d.off = len(d.B)
 }
@@ -234,7 +345,7 @@ func (d *Dec) fail() {
 // U8 reads one byte.
 func (d *Dec) U8() byte {
 	if d.off >= len(d.B) {
-		d.fail()
+		d.short("a byte")
 		return 0
 	}
 	v := d.B[d.off]
@@ -244,9 +355,16 @@ func (d *Dec) U8() byte {
 
 // Uint reads an unsigned varint.
 func (d *Dec) Uint() uint64 {
+	if d.err != nil {
+		return 0
+	}
 	v, n := binary.Uvarint(d.B[d.off:])
-	if n <= 0 {
-		d.fail()
+	switch {
+	case n < 0:
+		d.Failf("a varint longer than 64 bits")
+		return 0
+	case n == 0:
+		d.short("a varint")
 		return 0
 	}
 	d.off += n
@@ -255,20 +373,59 @@ func (d *Dec) Uint() uint64 {
 
 // Int reads a signed varint.
 func (d *Dec) Int() int64 {
+	if d.err != nil {
+		return 0
+	}
 	v, n := binary.Varint(d.B[d.off:])
-	if n <= 0 {
-		d.fail()
+	switch {
+	case n < 0:
+		d.Failf("a signed varint longer than 64 bits")
+		return 0
+	case n == 0:
+		d.short("a signed varint")
 		return 0
 	}
 	d.off += n
 	return v
 }
 
+// UintMax reads an unsigned varint that must not exceed max; what names
+// the value in the error ("a timer resolution").
+func (d *Dec) UintMax(what string, max uint64) uint64 {
+	v := d.Uint()
+	if v > max {
+		d.Failf("%s of %d, above the limit %d", what, v, max)
+		return 0
+	}
+	return v
+}
+
+// Count reads the number of items that follow, each at least one byte
+// long: it must not exceed max nor the unread bytes; what names the items
+// in the error ("fired timer ids").
+func (d *Dec) Count(what string, max int) int {
+	v := d.Uint()
+	switch {
+	case d.err != nil:
+		return 0
+	case v > uint64(max):
+		d.Failf("%d %s, above the limit %d", v, what, max)
+		return 0
+	case v > uint64(d.Remaining()):
+		d.Failf("%d %s in the %d bytes left", v, what, d.Remaining())
+		return 0
+	}
+	return int(v)
+}
+
 // Len reads a length prefix and checks it against what remains.
 func (d *Dec) Len() int {
 	n := d.Uint()
-	if n > uint64(len(d.B)-d.off) || n > math.MaxInt32 {
-		d.fail()
+	if d.err != nil {
+		return 0
+	}
+	if n > uint64(d.Remaining()) || n > math.MaxInt32 {
+		d.short(fmt.Sprintf("a %d-byte string with %d bytes left", n, d.Remaining()))
 		return 0
 	}
 	return int(n)
@@ -289,5 +446,15 @@ func (d *Dec) Bytes() []byte {
 // String reads a length-prefixed string.
 func (d *Dec) String() string { return string(d.Bytes()) }
 
-// Bool reads a boolean.
-func (d *Dec) Bool() bool { return d.U8() != 0 }
+// Bool reads a boolean: the byte 0 or 1; any other byte is malformed.
+func (d *Dec) Bool() bool {
+	switch b := d.U8(); b {
+	case 0:
+		return false
+	case 1:
+		return true
+	default:
+		d.Failf("a boolean byte %d, not 0 or 1", b)
+		return false
+	}
+}
