@@ -16,8 +16,8 @@ import (
 )
 
 // maxRead bounds the buffer a plugin allocates for one read, whatever the
-// host asks; the host clamps its reads far below it.
-const maxRead = 16 << 20
+// host asks; the host never asks for more.
+const maxRead = wire.MaxIO
 
 // DriverService serves driver sessions: each Session stream runs a fresh
 // driver from New under a private poll loop.
@@ -299,10 +299,19 @@ func (s *driverSession) handleFrame(f []byte) {
 	for d.More() {
 		op := d.U8()
 		id := d.Uint()
+		if d.Err() != nil {
+			break
+		}
 		s.handle(d, op, id)
 	}
-	if d.Err() != nil && s.log != nil {
-		s.log.Error("malformed request frame", "error", d.Err())
+	if d.Err() != nil {
+		if s.log != nil {
+			s.log.Error("malformed request frame; the host will end the session", "error", d.Err())
+		}
+		// The rest of the frame is lost: refuse it (id 0, see package
+		// wire), and the host ends the session.
+		s.complete(0, wire.StatusErr)
+		s.out.PutError(d.Err())
 	}
 }
 
@@ -369,6 +378,9 @@ func (s *driverSession) handle(d *wire.Dec, op byte, id uint64) {
 		s.start(&pop{id: id, op: op, fConn: s.drv.Connect(network, address, opts)})
 	case wire.OpAccept:
 		wh := d.Uint()
+		if d.Err() != nil {
+			return
+		}
 		h, ok := s.lookup(wh)
 		if !ok {
 			s.fail(id, net.ErrClosed)
@@ -377,6 +389,9 @@ func (s *driverSession) handle(d *wire.Dec, op byte, id uint64) {
 		s.start(&pop{id: id, op: op, wh: wh, fAcc: s.drv.Accept(h)})
 	case wire.OpRead, wire.OpRecvFrom:
 		wh, n := d.Uint(), d.Uint()
+		if d.Err() != nil {
+			return
+		}
 		h, ok := s.lookup(wh)
 		if !ok {
 			s.fail(id, net.ErrClosed)
@@ -443,11 +458,8 @@ func (s *driverSession) handle(d *wire.Dec, op byte, id uint64) {
 			s.complete(id, wire.StatusCancelled)
 		}
 	default:
-		if s.log != nil {
-			s.log.Error("unknown operation in request frame", "op", op)
-		}
 		// The rest of the frame cannot be parsed.
-		d.B = d.B[:0]
+		d.Failf("unknown operation %d", op)
 	}
 }
 

@@ -38,15 +38,12 @@ func (ps *PolicyService) Session(stream grpc.ServerStream) error {
 		if err := stream.RecvMsg(m); err != nil {
 			return nil
 		}
-		frame := wire.NewDec(m.Value)
 		out.B = nil
-		for frame.More() {
-			if err := ps.answer(p, frame.Bytes(), &events, &out); err != nil {
-				return err
+		if err := answerFrame(p, m.Value, &events, &out); err != nil {
+			if ps.Log != nil {
+				ps.Log.Error("scheduler policy session ends", "error", err)
 			}
-		}
-		if frame.Err() != nil {
-			return fmt.Errorf("protocol error: %w", frame.Err())
+			return wire.Reject(err)
 		}
 		if err := stream.SendMsg(wrapperspb.Bytes(out.B)); err != nil {
 			return nil
@@ -54,10 +51,32 @@ func (ps *PolicyService) Session(stream grpc.ServerStream) error {
 	}
 }
 
+// answerFrame answers every request of one frame (see package wire),
+// appending the answers to out. A malformed frame is an error saying what
+// was wrong; the policy has then seen the requests before the fault.
+func answerFrame(p policy.Policy, frame []byte, events *[]policy.Event, out *wire.Enc) error {
+	d := wire.NewDec(frame)
+	for d.More() {
+		req := d.Bytes()
+		if d.Err() != nil {
+			break
+		}
+		if err := answer(p, req, events, out); err != nil {
+			return err
+		}
+	}
+	if d.Err() != nil {
+		return fmt.Errorf("protocol error: %w", d.Err())
+	}
+	return nil
+}
+
 // answer decodes one request, asks the policy and appends the answer.
-func (ps *PolicyService) answer(p policy.Policy, req []byte, events *[]policy.Event, out *wire.Enc) error {
+// The request is decoded whole before the policy sees any of it.
+func answer(p policy.Policy, req []byte, events *[]policy.Event, out *wire.Enc) error {
 	d := wire.NewDec(req)
-	seq, maxN := d.Uint(), int(d.Uint())
+	seq := d.Uint()
+	maxN := int(d.UintMax("a request for decisions", wire.MaxDecision))
 	*events = (*events)[:0]
 	for d.More() {
 		e := policy.Event{Kind: policy.Kind(d.U8()), Task: core.TaskID(d.Uint())}
@@ -69,12 +88,12 @@ func (ps *PolicyService) answer(p policy.Policy, req []byte, events *[]policy.Ev
 			e.Priority = int(d.Int())
 		case policy.Polled, policy.Completed:
 		default:
-			return fmt.Errorf("protocol error: unknown task event %d", e.Kind)
+			d.Failf("unknown task event %d", uint8(e.Kind))
 		}
 		*events = append(*events, e)
 	}
 	if d.Err() != nil {
-		return fmt.Errorf("protocol error: %w", d.Err())
+		return fmt.Errorf("protocol error in request %d: %w", seq, d.Err())
 	}
 	ids := p.OnEvents(policy.Batch{Events: *events, Max: maxN})
 	if len(ids) > maxN {

@@ -28,6 +28,9 @@ type Options struct {
 	Versions []int
 	// Cookie replaces the magic cookie value; "" means the real one.
 	Cookie string
+	// Describe, when set, changes the description after Protocol and
+	// PID are filled in (tests make plugins that lie about themselves).
+	Describe func(*wire.Info)
 }
 
 // stderr is the process's standard error as it was before go-plugin
@@ -53,6 +56,9 @@ func Serve(o Options) {
 		info := o.Info
 		info.Protocol = v
 		info.PID = os.Getpid()
+		if o.Describe != nil {
+			o.Describe(&info)
+		}
 		set[v] = plugin.PluginSet{wire.PluginName: &wire.GRPCPlugin{Register: func(s *grpc.Server) {
 			s.RegisterService(&wire.ModuleDesc, moduleServer{info})
 			o.Register(s)

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -73,6 +74,9 @@ func (ts *TimerService) Session(stream grpc.ServerStream) error {
 			if ts.Log != nil {
 				ts.Log.Error("timer session ends", "error", err)
 			}
+			if errors.Is(err, wire.ErrMalformed) {
+				return wire.Reject(err)
+			}
 			return err
 		}
 		if len(out.B) > 0 {
@@ -83,21 +87,31 @@ func (ts *TimerService) Session(stream grpc.ServerStream) error {
 	}
 }
 
-// apply applies one frame of records, appending the replies to out.
+// apply applies one frame of records, appending the replies to out. A
+// malformed record is an error saying what was wrong (matching
+// wire.ErrMalformed); the records before it were applied.
 func (ts *TimerService) apply(s *timerSession, frame []byte, out *wire.Enc) error {
 	d := wire.NewDec(frame)
 	for d.More() {
 		op := d.U8()
 		if s.tm == nil && op != wire.TimerSync {
-			return fmt.Errorf("protocol error: record %d before the session's first sync", op)
+			d.Failf("timer record %d before the session's first sync", op)
+			break
 		}
 		switch op {
 		case wire.TimerSync:
-			s.clock.AdvanceTo(core.Instant(d.Int()))
-			if s.tm == nil && d.Err() == nil {
+			now := core.Instant(d.Int())
+			if d.Err() != nil {
+				break
+			}
+			s.clock.AdvanceTo(now)
+			if s.tm == nil {
 				tm, err := ts.New(s.clock)
 				if err != nil {
 					return fmt.Errorf("creating the timer: %w", err)
+				}
+				if tm == nil {
+					return errors.New("creating the timer: the factory returned nil")
 				}
 				s.tm = tm
 				var res time.Duration
@@ -109,6 +123,9 @@ func (ts *TimerService) apply(s *timerSession, frame []byte, out *wire.Enc) erro
 			}
 		case wire.TimerInsert:
 			id, deadline := d.Uint(), core.Instant(d.Int())
+			if d.Err() != nil {
+				break
+			}
 			e := s.entries[id]
 			if e == nil {
 				e = &core.TimerEntry{}
@@ -119,6 +136,9 @@ func (ts *TimerService) apply(s *timerSession, frame []byte, out *wire.Enc) erro
 			s.tm.Insert(e)
 		case wire.TimerCancel:
 			id := d.Uint()
+			if d.Err() != nil {
+				break
+			}
 			if e := s.entries[id]; e != nil {
 				s.tm.Cancel(e)
 				delete(s.entries, id)
@@ -148,7 +168,7 @@ func (ts *TimerService) apply(s *timerSession, frame []byte, out *wire.Enc) erro
 			out.Bool(ok)
 			out.Int(int64(next))
 		default:
-			return fmt.Errorf("protocol error: unknown timer record %d", op)
+			d.Failf("unknown timer record %d", op)
 		}
 	}
 	if d.Err() != nil {
