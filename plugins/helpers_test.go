@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // The binaries the tests run, built once by TestMain.
@@ -112,5 +113,27 @@ func copyFile(t *testing.T, src, dst string, perm os.FileMode) {
 	}
 	if err := os.WriteFile(dst, b, perm); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// liveness bounds how long a test waits for a process to end or a call to
+// return. It is a bound on a hang, not a measure of speed: the behaviours
+// take well under a second, and each fails only if nothing happens in
+// this long.
+const liveness = 60 * time.Second
+
+// returnsWithin runs f and fails the test if it has not returned within
+// liveness.
+func returnsWithin(t *testing.T, what string, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	select {
+	case <-done:
+	case <-time.After(liveness):
+		t.Fatalf("%s has not returned %v later", what, liveness)
 	}
 }

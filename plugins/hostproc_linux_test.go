@@ -20,12 +20,6 @@ import (
 	"github.com/weftrt/weft/plugins"
 )
 
-// liveness bounds how long a test waits for a process to end or a call to
-// return. It is a bound on a hang, not a measure of speed: the behaviours
-// take well under a second, and each fails only if nothing happens in
-// this long.
-const liveness = 60 * time.Second
-
 // procStart returns the start time of process pid (field 22 of
 // /proc/pid/stat) and its state, or ok false when no such process exists.
 func procStart(pid int) (start, state string, ok bool) {
@@ -170,22 +164,6 @@ func readPID(t *testing.T, path string) int {
 			t.Fatalf("the script wrote no pid to %s", path)
 		}
 		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// returnsWithin runs f and fails the test if it has not returned within
-// liveness.
-func returnsWithin(t *testing.T, what string, f func()) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		f()
-	}()
-	select {
-	case <-done:
-	case <-time.After(liveness):
-		t.Fatalf("%s has not returned %v later", what, liveness)
 	}
 }
 

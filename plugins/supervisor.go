@@ -144,6 +144,13 @@ func (s *supervisor) run(wait func() error) {
 				continue
 			}
 			s.mu.Lock()
+			if s.stopped {
+				// Stopped while the process started: the owner did
+				// not see this session, and nobody else ends it.
+				s.mu.Unlock()
+				p.kill()
+				return
+			}
 			s.proc = p
 			s.mu.Unlock()
 			s.log.Info("plugin restarted", "pid", p.pid, "restarts", s.restarts())
