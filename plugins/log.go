@@ -151,33 +151,71 @@ func (a *hclogAdapter) StandardWriter(opts *hclog.StandardLoggerOptions) io.Writ
 	return &lineWriter{emit: func(line string) { a.Log(level, line) }}
 }
 
-// lineWriter calls emit once per complete line written to it; a partial
-// line waits for its end.
+// maxLogLine is the longest line a lineWriter keeps: a longer one is
+// emitted in pieces of this size, so a plugin that writes without a
+// newline cannot grow the host's memory.
+const maxLogLine = 64 << 10
+
+// lineWriter calls emit once per complete line written to it, without the
+// line's end (a newline, and any carriage returns before it); a partial
+// line waits for its end, or is emitted once it reaches max bytes
+// (maxLogLine when 0). Empty lines are skipped.
 type lineWriter struct {
 	mu   sync.Mutex
 	buf  []byte
+	max  int
 	emit func(line string)
 }
 
 func (w *lineWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.buf = append(w.buf, p...)
-	for {
-		i := bytes.IndexByte(w.buf, '\n')
+	limit := w.max
+	if limit <= 0 {
+		limit = maxLogLine
+	}
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
 		if i < 0 {
+			// No end yet: keep the piece, emitting what fills the limit.
+			for len(w.buf)+len(p) >= limit {
+				k := limit - len(w.buf)
+				w.buf = append(w.buf, p[:k]...)
+				p = p[k:]
+				w.flush(false)
+			}
+			w.buf = append(w.buf, p...)
 			break
 		}
-		line := strings.TrimRight(string(w.buf[:i]), "\r")
-		w.buf = w.buf[i+1:]
-		if line != "" {
-			w.emit(line)
+		line := p[:i]
+		p = p[i+1:]
+		for len(w.buf)+len(line) > limit {
+			k := limit - len(w.buf)
+			w.buf = append(w.buf, line[:k]...)
+			line = line[k:]
+			w.flush(false)
 		}
+		w.buf = append(w.buf, line...)
+		w.flush(true)
 	}
 	if len(w.buf) == 0 {
 		w.buf = nil
 	}
-	return len(p), nil
+	return n, nil
+}
+
+// flush emits the kept bytes, without their carriage returns at the end
+// of a line.
+func (w *lineWriter) flush(end bool) {
+	line := w.buf
+	if end {
+		line = bytes.TrimRight(line, "\r")
+	}
+	if len(line) > 0 {
+		w.emit(string(line))
+	}
+	w.buf = w.buf[:0]
 }
 
 // tail keeps the last bytes written to it: the end of a plugin's raw
