@@ -182,8 +182,8 @@ func (c *Config) Validate() error {
 		if c.DecisionTimeout <= 0 {
 			bad("decision_timeout", fmt.Sprintf("must be > 0, got %v", c.DecisionTimeout), nil)
 		}
-		if c.MaxDecision < 1 {
-			bad("max_decision", fmt.Sprintf("must be >= 1, got %d", c.MaxDecision), nil)
+		if c.MaxDecision < 1 || c.MaxDecision > wire.MaxDecision {
+			bad("max_decision", fmt.Sprintf("must be >= 1 and <= %d, got %d", wire.MaxDecision, c.MaxDecision), nil)
 		}
 		if c.EventInterval < 1 {
 			bad("event_interval", fmt.Sprintf("must be >= 1, got %d", c.EventInterval), nil)

@@ -130,6 +130,6 @@ func TestBadTimerAndSchedulerPluginSettingsNameTheirKeys(t *testing.T) {
 	_, err = load(map[string]any{"scheduler.kind": "plugin", "scheduler.path": prioBin, "scheduler.sha256": prioSum,
 		"scheduler.max_decision": 0, "scheduler.decision_timeout": "-1s"})
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), `config key "scheduler.max_decision": must be >= 1`)
+	assert.Contains(t, err.Error(), `config key "scheduler.max_decision": must be >= 1 and <= 65536, got 0`)
 	assert.Contains(t, err.Error(), `config key "scheduler.decision_timeout": must be > 0`)
 }

@@ -35,6 +35,26 @@
 // matching ErrChecksumMismatch, ErrHandshake or ErrWrongKind, with the end
 // of the plugin's standard error quoted when it explains the failure.
 //
+// # A plugin's life
+//
+// A plugin never outlives its host. The host passes every plugin the read
+// end of a pipe whose write end only it holds; when the host is gone,
+// however it went (an exit, log.Fatal, SIGTERM, SIGKILL), the plugin
+// reads end-of-file and exits. This works on every Unix system, whatever
+// stands between the two (a wrapper script). On Linux the plugin also has
+// SIGKILL as its parent-death signal; as that signal fires when the
+// thread that forked ends, the host forks on a fresh goroutine, whose
+// thread the Go runtime never ends.
+//
+// Each plugin leads a process group of its own. Starting or ending a
+// plugin waits, through go-plugin, for its standard output and error to
+// close, which a child of the plugin holding them (a script that runs a
+// command without exec) would delay for the child's whole life: when the
+// wait outlasts a grace (a second after a failed start, five seconds
+// after a graceful stop) the host kills the group, so start_timeout and
+// Close hold whatever the plugin's children do. The host signals only the
+// process it started, never the pid a plugin reports about itself.
+//
 // # Logs
 //
 // go-plugin's diagnostics and the plugin's log records (hclog JSON lines on
@@ -53,6 +73,15 @@
 // avoid a generated type per operation and protobuf's per-field overhead,
 // and a whole batch of operations is one message. The price is a protocol
 // version of our own, which the handshake negotiates.
+//
+// Both sides decode each other's frames as untrusted bytes: no length or
+// count is believed beyond the bytes that follow it, and a frame that does
+// not parse is an error saying what was wrong and where. It ends the
+// session: the operations pending on it fail with an error naming the
+// plugin, and the process is ended and restarted per the restart policy
+// (a timer fires from the host's table meanwhile, a scheduler runs FIFO).
+// The plugin's own description (its kind, name, protocol and pid) is
+// checked the same way during the handshake.
 //
 // # Driver plugins
 //

@@ -441,10 +441,19 @@ func (d *Driver) apply(s *session, frame []byte) error {
 	for dec.More() {
 		id := dec.Uint()
 		status := dec.U8()
+		if dec.Err() != nil {
+			break
+		}
+		if id == 0 && status == wire.StatusErr {
+			// The plugin refused a request frame (see package wire).
+			err := dec.Error()
+			d.mu.Unlock()
+			return protocolError(fmt.Errorf("the plugin rejected a request frame: %w", err))
+		}
 		o := d.ops[id]
 		if o == nil {
 			d.mu.Unlock()
-			return fmt.Errorf("protocol error: completion of unknown operation %d", id)
+			return protocolError(fmt.Errorf("completion of unknown operation %d", id))
 		}
 		delete(d.ops, id)
 		switch status {
@@ -454,10 +463,15 @@ func (d *Driver) apply(s *session, frame []byte) error {
 			o.err = dec.Error()
 		case wire.StatusCancelled:
 			o.err = wire.DriverClosedErr // never seen: only dropped ops are cancelled
+		default:
+			dec.Failf("completion status %d of operation %d", status, id)
 		}
 		if dec.Err() != nil {
+			// The operation stays pending: the session ends, which
+			// fails it with the others.
+			d.ops[id] = o
 			d.mu.Unlock()
-			return fmt.Errorf("protocol error: %w", dec.Err())
+			return protocolError(dec.Err())
 		}
 		if o.sync != nil {
 			close(o.sync)
@@ -498,7 +512,7 @@ func (d *Driver) apply(s *session, frame []byte) error {
 	}
 	if dec.Err() != nil {
 		d.mu.Unlock()
-		return fmt.Errorf("protocol error: %w", dec.Err())
+		return protocolError(dec.Err())
 	}
 	d.mu.Unlock()
 	if woke {
@@ -507,25 +521,51 @@ func (d *Driver) apply(s *session, frame []byte) error {
 	return nil
 }
 
-// decodeResult reads the results of a successful operation.
+// decodeResult reads the results of a successful operation. A result
+// the operation cannot have (a handle id outside its 40 bits or already
+// open, more bytes than asked for) is malformed; nothing is recorded
+// then.
 func (d *Driver) decodeResult(dec *wire.Dec, s *session, o *hostOp) {
+	handle := func() core.Handle {
+		wh := dec.Uint()
+		h := stamp(s.gen, wh)
+		switch {
+		case dec.Err() != nil:
+		case wh == 0 || wh >= 1<<wireBits:
+			dec.Failf("handle id %d of operation %d, outside 1 to 2^%d-1", wh, o.id, wireBits)
+		case d.handles[h] != nil:
+			dec.Failf("handle id %d of operation %d, already open", wh, o.id)
+		}
+		return h
+	}
+	count := func(n uint64) int {
+		if n > uint64(o.cost) {
+			dec.Failf("%d bytes done by operation %d of %d bytes", n, o.id, o.cost)
+			return 0
+		}
+		return int(n)
+	}
 	switch o.op {
 	case wire.OpListen, wire.OpBind, wire.OpAccept:
-		o.handle = stamp(s.gen, dec.Uint())
-		o.addr = dec.Addr()
-		d.handles[o.handle] = &hostHandle{syncClose: o.op != wire.OpAccept}
+		h, addr := handle(), dec.Addr()
+		if dec.Err() == nil {
+			o.handle, o.addr = h, addr
+			d.handles[h] = &hostHandle{syncClose: o.op != wire.OpAccept}
+		}
 	case wire.OpConnect:
-		o.handle = stamp(s.gen, dec.Uint())
-		d.handles[o.handle] = &hostHandle{}
+		if h := handle(); dec.Err() == nil {
+			o.handle = h
+			d.handles[h] = &hostHandle{}
+		}
 	case wire.OpRead:
 		o.data = dec.Bytes()
-		o.n = len(o.data)
+		o.n = count(uint64(len(o.data)))
 	case wire.OpRecvFrom:
 		o.data = dec.Bytes()
-		o.n = len(o.data)
+		o.n = count(uint64(len(o.data)))
 		o.addr = dec.Addr()
 	case wire.OpWrite, wire.OpSendTo:
-		o.n = int(dec.Uint())
+		o.n = count(dec.Uint())
 	case wire.OpLocalAddr, wire.OpPeerAddr:
 		o.addr = dec.Addr()
 	}

@@ -31,6 +31,14 @@ var ErrHandshake = errors.New("plugin handshake failed")
 // another kind of module than the one configured.
 var ErrWrongKind = errors.New("the plugin serves another kind of module")
 
+// errProtocol is matched by the error that ends a session because the
+// plugin sent a frame the host cannot parse; the message says what was
+// wrong.
+var errProtocol = errors.New("protocol error")
+
+// protocolError wraps a decoding error as errProtocol.
+func protocolError(err error) error { return fmt.Errorf("%w: %w", errProtocol, err) }
+
 // Error is the error of anything done through a plugin: it names the
 // plugin (the binary's name and path) and wraps the cause.
 type Error struct {

@@ -90,6 +90,13 @@ func TestABinaryThatIsNotAPluginFailsTheHandshake(t *testing.T) {
 	requireErrorText(t, err, plugins.ErrHandshake, "did not speak go-plugin's handshake", "hello, I am not a plugin")
 }
 
+func TestAPluginThatDescribesItselfWronglyFailsTheHandshake(t *testing.T) {
+	_, err := newDriver(t, testBin, testSum, "lying-name")
+	requireErrorText(t, err, plugins.ErrHandshake, "the plugin's Info is invalid", `name: "epoll\x00" holds the unprintable character U+0000`)
+	_, err = newDriver(t, testBin, testSum, "lying-protocol")
+	requireErrorText(t, err, plugins.ErrHandshake, "the plugin describes protocol 7, the handshake negotiated 1")
+}
+
 func TestInspectReportsKindProtocolAndChecksum(t *testing.T) {
 	info, err := plugins.Inspect(epollBin, plugins.InspectOptions{})
 	require.NoError(t, err)

@@ -194,7 +194,11 @@ func launch(c *LaunchConfig) (*process, error) {
 	cancel()
 	if err != nil {
 		p.kill()
-		return nil, c.wrap(fmt.Errorf("%w: the plugin does not describe itself (not a weft module plugin?): %v", ErrHandshake, err))
+		return nil, c.wrap(fmt.Errorf("%w: asking the plugin to describe itself (is it a weft module plugin?): %v", ErrHandshake, err))
+	}
+	if v := client.NegotiatedVersion(); info.Protocol != v {
+		p.kill()
+		return nil, c.wrap(fmt.Errorf("%w: the plugin describes protocol %d, the handshake negotiated %d", ErrHandshake, info.Protocol, v))
 	}
 	if c.Kind != "" && info.Kind != c.Kind {
 		p.kill()

@@ -26,7 +26,7 @@ type SchedulerOptions struct {
 	// has caught up with every batch sent.
 	DecisionTimeout time.Duration
 	// MaxDecision is the most task ids the policy returns per answer (256
-	// by default).
+	// by default, at most 65536).
 	MaxDecision int
 	// FlushEvents is how many events may accumulate while no decision is
 	// needed before they are shipped anyway (256 by default).
@@ -44,6 +44,7 @@ func (o *SchedulerOptions) defaults() {
 	if o.MaxDecision <= 0 {
 		o.MaxDecision = 256
 	}
+	o.MaxDecision = min(o.MaxDecision, wire.MaxDecision)
 	if o.FlushEvents <= 0 {
 		o.FlushEvents = 256
 	}
@@ -236,27 +237,34 @@ func (s *Scheduler) open(p *process) (func() error, error) {
 	}, nil
 }
 
-// onFrame records the policy's answers; the owner adopts the latest.
+// onFrame records the policy's answers; the owner adopts the latest. A
+// frame is decoded whole before any answer in it is taken.
 func (s *Scheduler) onFrame(st *stream, frame []byte) error {
 	d := wire.NewDec(frame)
+	type answer struct {
+		seq uint64
+		ids []core.TaskID
+	}
+	var answers []answer
 	for d.More() {
-		seq, n := d.Uint(), d.Uint()
-		if n > uint64(len(frame)) {
-			return fmt.Errorf("protocol error: %d ids in a %d-byte frame", n, len(frame))
-		}
+		seq := d.Uint()
+		n := d.Count("task ids in an answer", s.opts.MaxDecision)
 		ids := make([]core.TaskID, n)
 		for i := range ids {
 			ids[i] = core.TaskID(d.Uint())
 		}
-		if d.Err() != nil {
-			return fmt.Errorf("protocol error: %w", d.Err())
-		}
-		s.smu.Lock()
-		if s.st == st && seq > s.ansSeq {
-			s.ans, s.ansSeq = ids, seq
-		}
-		s.smu.Unlock()
+		answers = append(answers, answer{seq, ids})
 	}
+	if d.Err() != nil {
+		return protocolError(d.Err())
+	}
+	s.smu.Lock()
+	for _, a := range answers {
+		if s.st == st && a.seq > s.ansSeq {
+			s.ans, s.ansSeq = a.ids, a.seq
+		}
+	}
+	s.smu.Unlock()
 	select {
 	case s.answerCh <- struct{}{}:
 	default:

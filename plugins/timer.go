@@ -64,6 +64,7 @@ type TimerPlugin struct {
 	proc        *process
 	timers      map[*Timer]struct{}
 	watchCancel context.CancelFunc
+	broken      error // why proc is being restarted (see restart)
 	closed      bool
 }
 
@@ -142,6 +143,7 @@ func (tp *TimerPlugin) open(p *process) (func() error, error) {
 	}
 	tp.proc = p
 	tp.watchCancel = cancel
+	tp.broken = nil
 	timers := make([]*Timer, 0, len(tp.timers))
 	for t := range tp.timers {
 		timers = append(timers, t)
@@ -158,6 +160,9 @@ func (tp *TimerPlugin) open(p *process) (func() error, error) {
 				tp.mu.Lock()
 				if tp.proc == p {
 					tp.proc = nil
+					if tp.broken != nil {
+						err = tp.broken
+					}
 				}
 				tp.mu.Unlock()
 				cancel()
@@ -166,6 +171,23 @@ func (tp *TimerPlugin) open(p *process) (func() error, error) {
 		}
 	}
 	return wait, nil
+}
+
+// restart ends process p because a session on it broke the protocol (a
+// frame one side could not parse): the supervisor's wait returns cause,
+// and it starts a fresh process per the restart policy, to which every
+// Timer is attached again. Meanwhile the timers fire from their tables.
+func (tp *TimerPlugin) restart(p *process, cause error) {
+	tp.mu.Lock()
+	if tp.proc != p || tp.closed || tp.broken != nil {
+		tp.mu.Unlock()
+		return
+	}
+	tp.broken = cause
+	cancel := tp.watchCancel
+	tp.mu.Unlock()
+	tp.log.Error("a timer session failed; restarting the plugin", "plugin", tp.name, "pid", p.pid, "error", cause)
+	cancel()
 }
 
 // NewTimer opens a session for a new timer on clock: the plugin builds its
@@ -311,7 +333,8 @@ type Timer struct {
 	mu        sync.Mutex
 	armed     map[uint64]*core.TimerEntry
 	nextID    uint64
-	st        *stream // the session; nil while none
+	st        *stream  // the session; nil while none
+	sp        *process // the process st runs on
 	res       time.Duration
 	cached    core.Instant // lower bound of the earliest armed deadline
 	seq       uint64
@@ -377,7 +400,7 @@ func (t *Timer) attach(p *process, first bool) error {
 		return t.tp.err(errors.New("the timer is closed"))
 	}
 	old := t.st
-	t.st = st
+	t.st, t.sp = st, p
 	// The first records of a session: the host's now, then every armed
 	// entry. Records appended later follow them.
 	now := t.clock.Now()
@@ -412,85 +435,101 @@ func (t *Timer) attach(p *process, first bool) error {
 	}
 }
 
-// onFrame applies the plugin's answers.
+// onFrame applies the plugin's answers. Each reply is decoded whole
+// before it is applied, so a malformed one changes nothing: the session
+// ends with the error (see onEnd) and the entries stay armed in the
+// host's table.
 func (t *Timer) onFrame(st *stream, frame []byte) error {
 	d := wire.NewDec(frame)
+	var ids []uint64
 	for d.More() {
-		switch d.U8() {
+		switch code := d.U8(); code {
 		case wire.TimerHello:
-			res := time.Duration(d.Uint())
+			res := time.Duration(d.UintMax("a timer resolution in nanoseconds", math.MaxInt64))
+			if d.Err() != nil {
+				break
+			}
 			t.mu.Lock()
 			t.res = res
 			t.mu.Unlock()
 			t.helloOnce.Do(func() { close(t.hello) })
 		case wire.TimerFired:
-			seq, n := d.Uint(), d.Uint()
-			if n > uint64(len(frame)) {
-				return fmt.Errorf("protocol error: %d ids in a %d-byte frame", n, len(frame))
-			}
-			var r fireResult
-			r.ok = true
-			t.mu.Lock()
+			seq := d.Uint()
+			n := d.Count("fired timer ids", math.MaxInt)
+			ids = ids[:0]
 			for range n {
-				id := d.Uint()
-				if t.st != st {
-					continue
-				}
-				if e := t.armed[id]; e != nil {
-					t.disarmLocked(e, id, false)
-					r.n++
-					if w := e.Expire(); w != nil {
-						r.wakers = append(r.wakers, w)
-					}
-				}
+				ids = append(ids, d.Uint())
 			}
 			has, next := d.Bool(), core.Instant(d.Int())
 			if d.Err() != nil {
-				t.mu.Unlock()
-				return fmt.Errorf("protocol error: %w", d.Err())
+				break
 			}
-			var w *fireWait
-			if len(t.waits) > 0 && t.waits[0].seq == seq && t.waits[0].st == st {
-				w = t.waits[0]
-				t.waits = t.waits[1:]
-			}
-			if w != nil && t.st == st {
-				// The answer reflects every record sent before the
-				// request; entries armed since are in w.after.
-				c := w.after
-				if has {
-					c = min(c, next)
-				}
-				t.cached = c
-			}
-			if len(t.armed) == 0 {
-				t.cached = math.MaxInt64
-			}
-			t.mu.Unlock()
-			if w != nil {
-				w.ch <- r
-			} else {
-				// Its Fire gave up waiting: wake here.
-				for _, wk := range r.wakers {
-					wk.Wake()
-				}
-			}
+			t.applyFired(st, seq, ids, has, next)
 		default:
-			return errors.New("protocol error: unknown timer reply")
+			d.Failf("unknown timer reply %d", code)
 		}
 	}
 	if d.Err() != nil {
-		return fmt.Errorf("protocol error: %w", d.Err())
+		return protocolError(d.Err())
 	}
 	return nil
 }
 
-// onEnd detaches an ended session and fails its waiting Fires.
+// applyFired applies a TimerFired reply: it expires the entries still
+// armed and hands their wakers to the Fire waiting for the reply, or
+// wakes them here if that Fire gave up.
+func (t *Timer) applyFired(st *stream, seq uint64, ids []uint64, has bool, next core.Instant) {
+	r := fireResult{ok: true}
+	t.mu.Lock()
+	if t.st == st {
+		for _, id := range ids {
+			if e := t.armed[id]; e != nil {
+				t.disarmLocked(e, id, false)
+				r.n++
+				if w := e.Expire(); w != nil {
+					r.wakers = append(r.wakers, w)
+				}
+			}
+		}
+	}
+	var w *fireWait
+	if len(t.waits) > 0 && t.waits[0].seq == seq && t.waits[0].st == st {
+		w = t.waits[0]
+		t.waits = t.waits[1:]
+	}
+	if w != nil && t.st == st {
+		// The answer reflects every record sent before the request;
+		// entries armed since are in w.after.
+		c := w.after
+		if has {
+			c = min(c, next)
+		}
+		t.cached = c
+	}
+	if len(t.armed) == 0 {
+		t.cached = math.MaxInt64
+	}
+	t.mu.Unlock()
+	if w != nil {
+		w.ch <- r
+	} else {
+		// Its Fire gave up waiting: wake here.
+		for _, wk := range r.wakers {
+			wk.Wake()
+		}
+	}
+}
+
+// onEnd detaches an ended session and fails its waiting Fires. A
+// session that failed on a frame one side could not parse restarts the
+// process (see TimerPlugin.restart).
 func (t *Timer) onEnd(st *stream, err error) {
 	t.mu.Lock()
 	closed := t.closed
+	var p *process
 	if t.st == st {
-		t.st = nil
+		t.st, p = nil, t.sp
+		t.sp = nil
 	}
 	var failed []*fireWait
 	t.waits = slices.DeleteFunc(t.waits, func(w *fireWait) bool {
@@ -503,6 +542,9 @@ func (t *Timer) onEnd(st *stream, err error) {
 	t.mu.Unlock()
 	for _, w := range failed {
 		w.ch <- fireResult{}
+	}
+	if p != nil && !closed && (errors.Is(err, errProtocol) || wire.Rejected(err)) {
+		t.tp.restart(p, t.tp.err(err))
 	}
 	if !closed {
 		t.tp.log.Debug("timer session ended", "plugin", t.tp.name, "error", err)
