@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/go-plugin"
@@ -65,6 +67,7 @@ var hostTies = struct{ lifeline, deathSignal bool }{true, true}
 // process is a running, handshaken plugin process.
 type process struct {
 	client *plugin.Client
+	conns  *pluginConns
 	conn   *grpc.ClientConn
 	info   wire.Info
 	// pid is the process the host started, the only one it signals. The
@@ -142,7 +145,9 @@ func launch(c *LaunchConfig) (*process, error) {
 	tieToHost(cmd)
 	stderrTail := &tail{max: 4 << 10}
 	plog := log.With("plugin", c.name())
+	conns := &pluginConns{}
 	client := plugin.NewClient(&plugin.ClientConfig{
+		GRPCDialOptions: []grpc.DialOption{grpc.WithContextDialer(conns.dial)},
 		HandshakeConfig: plugin.HandshakeConfig{
 			MagicCookieKey:   wire.MagicCookieKey,
 			MagicCookieValue: wire.MagicCookieValue,
@@ -171,14 +176,18 @@ func launch(c *LaunchConfig) (*process, error) {
 	started := make(chan struct{})
 	go func() {
 		defer close(started)
-		rpc, err = client.Client()
+		var addr net.Addr
+		if addr, err = client.Start(); err == nil {
+			conns.setAddr(addr)
+			rpc, err = client.Client()
+		}
 	}()
 	<-started
 	pid := 0
 	if cmd.Process != nil {
 		pid = cmd.Process.Pid
 	}
-	p := &process{client: client, pid: pid, log: plog}
+	p := &process{client: client, conns: conns, pid: pid, log: plog}
 	if err != nil {
 		p.end(failGrace)
 		return nil, c.wrap(classify(c, err, stderrTail.String()))
@@ -281,6 +290,7 @@ func (p *process) end(grace time.Duration) {
 	go func() {
 		defer close(done)
 		p.client.Kill()
+		p.conns.closeAll()
 	}()
 	t := time.NewTimer(grace)
 	defer t.Stop()
@@ -294,4 +304,77 @@ func (p *process) end(grace time.Duration) {
 		killGroup(p.pid)
 	}
 	<-done
+}
+
+// pluginConns dials the connections gRPC makes to a plugin and closes
+// them when the process has ended.
+//
+// go-plugin's Kill closes its gRPC client, but gRPC closes a connection
+// with streams still open (the session stream, go-plugin's standard output
+// stream) only once they end, on a goroutine of its own: the descriptor
+// would outlive Kill by an unknown time. Closing the connections here
+// makes ending a process release every descriptor it held before it
+// returns.
+type pluginConns struct {
+	mu       sync.Mutex
+	addr     net.Addr
+	open     []net.Conn
+	closed   bool
+	dialling sync.WaitGroup // dials under way; Add only while !closed, under mu
+}
+
+// setAddr records the address the handshake gave; it is called before
+// gRPC dials.
+func (pc *pluginConns) setAddr(addr net.Addr) {
+	pc.mu.Lock()
+	pc.addr = addr
+	pc.mu.Unlock()
+}
+
+// dial dials the plugin's address, as go-plugin's own dialer does (weft
+// does not use its connection multiplexing), and remembers the
+// connection. go-plugin dials while holding its client's lock, so the
+// address comes from setAddr, not from the client.
+func (pc *pluginConns) dial(ctx context.Context, _ string) (net.Conn, error) {
+	pc.mu.Lock()
+	addr, closed := pc.addr, pc.closed
+	if !closed {
+		pc.dialling.Add(1)
+	}
+	pc.mu.Unlock()
+	if closed {
+		return nil, net.ErrClosed
+	}
+	defer pc.dialling.Done()
+	if addr == nil {
+		return nil, errors.New("dialling a plugin before its handshake gave an address")
+	}
+	var d net.Dialer
+	c, err := d.DialContext(ctx, addr.Network(), addr.String())
+	if err != nil {
+		return nil, err
+	}
+	pc.mu.Lock()
+	defer pc.mu.Unlock()
+	if pc.closed {
+		c.Close()
+		return nil, net.ErrClosed
+	}
+	pc.open = append(pc.open, c)
+	return c, nil
+}
+
+// closeAll closes every connection dialled and waits for dials under
+// way, which close what they get: gRPC redials on a goroutine of its own
+// when the plugin's end of a connection closes first, and the process's
+// listener may still accept then.
+func (pc *pluginConns) closeAll() {
+	pc.mu.Lock()
+	open := pc.open
+	pc.open, pc.closed = nil, true
+	pc.mu.Unlock()
+	for _, c := range open {
+		c.Close()
+	}
+	pc.dialling.Wait()
 }
