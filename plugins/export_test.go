@@ -32,3 +32,12 @@ func (s *Supervised) Stop() { s.s.stop() }
 
 // Wait waits until the supervisor has ended its last process.
 func (s *Supervised) Wait() { s.s.wait() }
+
+// Attached reports whether the timer has a session with a plugin process
+// (a restarted process serves it only once the host has replayed its
+// entries there).
+func (t *Timer) Attached() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.st != nil
+}

@@ -116,7 +116,9 @@ func TestATimerPluginCrashLosesNoEntry(t *testing.T) {
 	clock.AdvanceTo(core.Instant(150 * time.Millisecond))
 	assert.Equal(t, 50, tm.Fire(clock.Now()), "fired from the host's table or by the restarted plugin")
 	deadline := time.Now().Add(30 * time.Second)
-	for tm.Plugin().Restarts() < 1 || !tm.Plugin().Running() {
+	// Running says the process is up; the timer is served by it once its
+	// session is attached.
+	for tm.Plugin().Restarts() < 1 || !tm.Plugin().Running() || !tm.Attached() {
 		require.True(t, time.Now().Before(deadline), "the plugin was not restarted")
 		time.Sleep(5 * time.Millisecond)
 	}
