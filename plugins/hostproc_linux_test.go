@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -91,8 +92,8 @@ func startHost(t *testing.T, ties string) (*exec.Cmd, io.WriteCloser, watched) {
 	require.NoError(t, err)
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
+	stderr := &lockedBuffer{}
+	cmd.Stderr = stderr
 	cmd.WaitDelay = liveness
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() {
@@ -100,7 +101,9 @@ func startHost(t *testing.T, ties string) (*exec.Cmd, io.WriteCloser, watched) {
 		_ = cmd.Wait()
 	})
 	line, err := bufio.NewReader(stdout).ReadString('\n')
-	require.NoError(t, err, "the host printed no plugin pid; its standard error: %s", stderr.String())
+	if err != nil {
+		t.Fatalf("the host printed no plugin pid (%v); its standard error: %s", err, stderr)
+	}
 	pidText, ok := strings.CutPrefix(strings.TrimSpace(line), "plugin ")
 	require.True(t, ok, "the host printed %q", line)
 	pid, err := strconv.Atoi(pidText)
@@ -198,4 +201,23 @@ func TestClosingAPluginWhoseChildKeepsItsPipesReturns(t *testing.T) {
 	child := watch(t, readPID(t, pidFile))
 	returnsWithin(t, "closing the driver", func() { require.NoError(t, d.Close()) })
 	child.requireEnds(t, "the child of a closed plugin")
+}
+
+// lockedBuffer is a bytes.Buffer that os/exec's copying goroutine and the
+// test may use at once.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
