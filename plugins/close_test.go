@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -24,13 +25,14 @@ func sockets(t *testing.T) map[string]string {
 	return out
 }
 
-// Closing a driver plugin releases its connections to the process before
-// Close returns. gRPC closes a connection with open streams (the
-// session's, go-plugin's output streams) only once they end, and redials
-// when the plugin's end closes first, both on goroutines of its own; a
-// runtime built and shut down in a loop would otherwise find sockets of
-// the last one still open. The race is short: the test repeats it.
-func TestClosingADriverPluginReleasesItsConnectionsBeforeReturning(t *testing.T) {
+// Closing a driver plugin releases its connections to the process. gRPC
+// closes a connection with open streams (the session's, go-plugin's output
+// streams) only once they end, and redials when the plugin's end closes
+// first, both on goroutines of its own; the host closes what it dialled
+// when the process has ended, so no socket outlives the driver by more
+// than an instant. A leaked one stays open: the check looks again for up
+// to two seconds. The race is short, so the test repeats it.
+func TestClosingADriverPluginReleasesItsConnections(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("lists descriptors in /proc/self/fd")
 	}
@@ -39,8 +41,19 @@ func TestClosingADriverPluginReleasesItsConnectionsBeforeReturning(t *testing.T)
 		drv, err := newDriver(t, epollBin, epollSum)
 		require.NoError(t, err)
 		require.NoError(t, drv.Close())
-		for fd, target := range sockets(t) {
-			require.Equal(t, before[fd], target, "round %d: descriptor %s is open after Close", i, fd)
+		deadline := time.Now().Add(2 * time.Second)
+		for {
+			var open []string
+			for fd, target := range sockets(t) {
+				if before[fd] != target {
+					open = append(open, fd+" -> "+target)
+				}
+			}
+			if len(open) == 0 {
+				break
+			}
+			require.True(t, time.Now().Before(deadline), "round %d: sockets %v still open 2s after Close", i, open)
+			time.Sleep(10 * time.Millisecond)
 		}
 	}
 }
