@@ -45,6 +45,7 @@ require (
 	github.com/weftrt/weft/drivers/iouring v0.1.0
 	github.com/weftrt/weft/drivers/kqueue v0.1.0
 	github.com/weftrt/weft/plugins v0.1.0
+	github.com/weftrt/weft/schedulers/internal v0.1.0 // indirect
 	github.com/weftrt/weft/schedulers/percore v0.1.0
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/sys v0.32.0 // indirect
@@ -67,3 +68,5 @@ replace github.com/weftrt/weft/drivers/iouring => ./drivers/iouring
 replace github.com/weftrt/weft/drivers/kqueue => ./drivers/kqueue
 
 replace github.com/weftrt/weft/drivers/internal => ./drivers/internal
+
+replace github.com/weftrt/weft/schedulers/internal => ./schedulers/internal

@@ -35,6 +35,7 @@ require (
 	github.com/weftrt/weft/drivers/kqueue v0.1.0 // indirect
 	github.com/weftrt/weft/plugins v0.1.0 // indirect
 	github.com/weftrt/weft/schedulers/currentthread v0.1.0 // indirect
+	github.com/weftrt/weft/schedulers/internal v0.1.0 // indirect
 	github.com/weftrt/weft/schedulers/percore v0.1.0 // indirect
 	github.com/weftrt/weft/schedulers/workstealing v0.1.0 // indirect
 	github.com/weftrt/weft/timers/heap v0.1.0 // indirect
@@ -69,3 +70,5 @@ replace github.com/weftrt/weft/drivers/iouring => ../drivers/iouring
 replace github.com/weftrt/weft/drivers/kqueue => ../drivers/kqueue
 
 replace github.com/weftrt/weft/drivers/internal => ../drivers/internal
+
+replace github.com/weftrt/weft/schedulers/internal => ../schedulers/internal

@@ -36,6 +36,7 @@ require (
 	github.com/oklog/run v1.1.0 // indirect
 	github.com/pelletier/go-toml/v2 v2.2.2 // indirect
 	github.com/weftrt/weft/drivers/internal v0.1.0 // indirect
+	github.com/weftrt/weft/schedulers/internal v0.1.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/net v0.38.0 // indirect
 	golang.org/x/sys v0.32.0 // indirect
@@ -55,3 +56,5 @@ replace (
 )
 
 replace github.com/weftrt/weft/drivers/internal => ../drivers/internal
+
+replace github.com/weftrt/weft/schedulers/internal => ../schedulers/internal

@@ -45,6 +45,7 @@ require (
 	github.com/weftrt/weft/drivers/epoll v0.1.0 // indirect
 	github.com/weftrt/weft/examples v0.1.0
 	github.com/weftrt/weft/schedulers/currentthread v0.1.0 // indirect
+	github.com/weftrt/weft/schedulers/internal v0.1.0 // indirect
 	github.com/weftrt/weft/schedulers/workstealing v0.1.0 // indirect
 	github.com/weftrt/weft/timers/heap v0.1.0 // indirect
 	github.com/weftrt/weft/timers/wheel v0.1.0 // indirect
@@ -76,3 +77,5 @@ replace github.com/weftrt/weft/drivers/iouring => ../drivers/iouring
 replace github.com/weftrt/weft/drivers/kqueue => ../drivers/kqueue
 
 replace github.com/weftrt/weft/drivers/internal => ../drivers/internal
+
+replace github.com/weftrt/weft/schedulers/internal => ../schedulers/internal

@@ -25,6 +25,7 @@ require (
 	github.com/mitchellh/reflectwalk v1.0.2 // indirect
 	github.com/pelletier/go-toml/v2 v2.2.2 // indirect
 	github.com/stretchr/testify v1.12.1 // indirect
+	github.com/weftrt/weft/schedulers/internal v0.1.0 // indirect
 	go.uber.org/goleak v1.3.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 )
@@ -38,3 +39,5 @@ replace (
 	github.com/weftrt/weft/schedulers/workstealing => ../../schedulers/workstealing
 	github.com/weftrt/weft/timers/wheel => ../../timers/wheel
 )
+
+replace github.com/weftrt/weft/schedulers/internal => ../../schedulers/internal

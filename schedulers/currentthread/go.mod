@@ -5,6 +5,7 @@ go 1.26
 require (
 	github.com/stretchr/testify v1.12.1
 	github.com/weftrt/weft/core v0.1.0
+	github.com/weftrt/weft/schedulers/internal v0.1.0
 	go.uber.org/goleak v1.3.0
 )
 
@@ -26,3 +27,5 @@ require (
 )
 
 replace github.com/weftrt/weft/core => ../../core
+
+replace github.com/weftrt/weft/schedulers/internal => ../internal

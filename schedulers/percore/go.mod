@@ -5,6 +5,7 @@ go 1.26
 require (
 	github.com/stretchr/testify v1.12.1
 	github.com/weftrt/weft/core v0.1.0
+	github.com/weftrt/weft/schedulers/internal v0.1.0
 	github.com/weftrt/weft/drivers/epoll v0.1.0
 	github.com/weftrt/weft/drivers/iouring v0.1.0
 	github.com/weftrt/weft/timers/wheel v0.1.0
@@ -42,3 +43,5 @@ replace (
 )
 
 replace github.com/weftrt/weft/drivers/internal => ../../drivers/internal
+
+replace github.com/weftrt/weft/schedulers/internal => ../internal

@@ -21,6 +21,7 @@ require (
 	github.com/mitchellh/copystructure v1.2.0 // indirect
 	github.com/mitchellh/reflectwalk v1.0.2 // indirect
 	github.com/pelletier/go-toml/v2 v2.2.2 // indirect
+	github.com/weftrt/weft/schedulers/internal v0.1.0 // indirect
 	go.uber.org/goleak v1.3.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/sys v0.32.0 // indirect
@@ -29,3 +30,5 @@ require (
 replace github.com/weftrt/weft/core => ../../core
 
 replace github.com/weftrt/weft/schedulers/currentthread => ../../schedulers/currentthread
+
+replace github.com/weftrt/weft/schedulers/internal => ../../schedulers/internal

@@ -1,0 +1,63 @@
+// Package module is how weft's schedulers plug into the runtime the same
+// way: Register registers a scheduler module with core.Register, Problems
+// collects the invalid keys of a configuration as *core.ConfigError
+// values, and Check is the first step of every scheduler's New.
+package module
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/weftrt/weft/core"
+)
+
+// Register registers the scheduler module name (the value of
+// scheduler.kind that selects it) with core.Register. Its configuration
+// subtree decodes into a copy of defaults(), and the runtime builds it
+// with build, which is the scheduler's New.
+func Register[C, S any](name, doc string, defaults func() C, build func(C, core.SchedulerParams) (S, error)) {
+	core.Register(core.Module{
+		Kind:      core.KindScheduler,
+		Name:      name,
+		Doc:       doc,
+		NewConfig: func() any { c := defaults(); return &c },
+		New: func(cfg, params any) (any, error) {
+			return build(*cfg.(*C), *params.(*core.SchedulerParams))
+		},
+	})
+}
+
+// Problems collects what is wrong with a configuration, one
+// *core.ConfigError per invalid key, in the order found. The zero value
+// has no problem.
+type Problems struct {
+	errs []error
+}
+
+// Add records that key is invalid: format and args say why.
+func (p *Problems) Add(key, format string, args ...any) {
+	p.errs = append(p.errs, &core.ConfigError{Key: key, Problem: fmt.Sprintf(format, args...)})
+}
+
+// AtLeast records that key is invalid unless v >= least.
+func (p *Problems) AtLeast(key string, v, least int) {
+	if v < least {
+		p.Add(key, "must be >= %d, got %d", least, v)
+	}
+}
+
+// Err returns every problem joined (errors.Join), or nil.
+func (p *Problems) Err() error { return errors.Join(p.errs...) }
+
+// Check is the first step of a scheduler's New: cfg must be valid (its
+// Validate's error is returned as it is) and p must carry the runtime's
+// task set. name prefixes the error about p.
+func Check(name string, cfg interface{ Validate() error }, p core.SchedulerParams) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	if p.Tasks == nil {
+		return fmt.Errorf("%s: SchedulerParams.Tasks is nil", name)
+	}
+	return nil
+}
