@@ -1,12 +1,10 @@
 package workstealing
 
 import (
-	"errors"
-	"fmt"
 	"math"
 	"runtime"
 
-	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/schedulers/internal/module"
 )
 
 // Name is the scheduler's registered name, the value of scheduler.kind that
@@ -78,41 +76,28 @@ func (c *Config) WorkerCount() int { return c.Workers }
 // Validate reports every invalid key as a *core.ConfigError naming it
 // (joined with errors.Join when there are several).
 func (c *Config) Validate() error {
-	var errs []error
-	bad := func(key, problem string, args ...any) {
-		errs = append(errs, &core.ConfigError{Key: key, Problem: fmt.Sprintf(problem, args...)})
-	}
+	var p module.Problems
 	if c.Workers < 1 {
-		bad("workers", "must be >= 1, got %d", c.Workers)
+		p.Add("workers", "must be >= 1, got %d", c.Workers)
 	} else if limit := MaxWorkers(); c.Workers > limit {
-		bad("workers", "must be at most %d (%d per CPU, and this machine has %d; more workers only take turns "+
+		p.Add("workers", "must be at most %d (%d per CPU, and this machine has %d; more workers only take turns "+
 			"on the CPUs, at a cost that grows with the square of their number), got %d",
 			limit, WorkersPerCPU, runtime.NumCPU(), c.Workers)
 	}
 	if c.GlobalQueueInterval < 0 {
-		bad("global_queue_interval", "must be 0 (self-tuned) or >= 1, got %d", c.GlobalQueueInterval)
+		p.Add("global_queue_interval", "must be 0 (self-tuned) or >= 1, got %d", c.GlobalQueueInterval)
 	} else if int64(c.GlobalQueueInterval) > MaxInterval {
-		bad("global_queue_interval", "must be at most %d (a worker counts ticks in 32 bits), got %d", MaxInterval, c.GlobalQueueInterval)
+		p.Add("global_queue_interval", "must be at most %d (a worker counts ticks in 32 bits), got %d", MaxInterval, c.GlobalQueueInterval)
 	}
 	if c.EventInterval < 1 {
-		bad("event_interval", "must be >= 1, got %d", c.EventInterval)
+		p.Add("event_interval", "must be >= 1, got %d", c.EventInterval)
 	} else if int64(c.EventInterval) > MaxInterval {
-		bad("event_interval", "must be at most %d (a worker counts ticks in 32 bits), got %d", MaxInterval, c.EventInterval)
+		p.Add("event_interval", "must be at most %d (a worker counts ticks in 32 bits), got %d", MaxInterval, c.EventInterval)
 	}
-	if c.MaxLIFOPolls < 1 {
-		bad("max_lifo_polls", "must be >= 1, got %d", c.MaxLIFOPolls)
-	}
-	return errors.Join(errs...)
+	p.AtLeast("max_lifo_polls", c.MaxLIFOPolls, 1)
+	return p.Err()
 }
 
 func init() {
-	core.Register(core.Module{
-		Kind:      core.KindScheduler,
-		Name:      Name,
-		Doc:       "multi-threaded work-stealing scheduler: a worker per GOMAXPROCS, local queues with stealing, a LIFO slot and a global queue",
-		NewConfig: func() any { c := DefaultConfig(); return &c },
-		New: func(cfg, params any) (any, error) {
-			return New(*cfg.(*Config), *params.(*core.SchedulerParams))
-		},
-	})
+	module.Register(Name, "multi-threaded work-stealing scheduler: a worker per GOMAXPROCS, run queues with stealing, a LIFO slot and a global queue", DefaultConfig, New)
 }

@@ -11,23 +11,26 @@
 // # Queues
 //
 // Every worker has a run queue of 256 slots, a lock-free ring with one
-// owner and any number of thieves (see localQueue for the head/steal/tail
-// protocol). The owner pushes and pops without a lock: one atomic store
-// to push, one compare-and-swap to pop. A thief claims half of another
-// worker's tasks, rounded up, with one compare-and-swap, copies them, and
-// releases its claim with another; it refuses to steal into its own queue
-// when that is more than half full.
+// owner and any number of thieves: runq.Queue, from the scheduler kit
+// (schedulers/internal), whose documentation explains the head/steal/tail
+// protocol and its memory ordering. The owner pushes and pops without a
+// lock: one atomic store to push, one compare-and-swap to pop. A thief
+// claims half of another worker's tasks, rounded up (runq.HalfUp), with
+// one compare-and-swap, copies them, and releases its claim with another;
+// it refuses to steal into its own queue when that is more than half
+// full.
 //
 // A push into a full ring moves its newest half plus the new task to the
 // global queue in one batch and keeps the oldest half; if the ring is full
 // because a thief holds a claim on some of it, only the new task goes.
 //
-// The global queue is a FIFO under a mutex with its length mirrored in an
-// atomic, so the frequent "anything there?" costs no lock. It receives
-// tasks scheduled from outside the workers (a spawn from any goroutine, a
-// wake from a timer, an I/O driver or another runtime) and overflows. A
-// worker whose run queue is empty takes a share: one more than an even
-// split between the workers, at most half a ring.
+// The global queue (globalq.Queue, from the kit) is a FIFO under a mutex
+// with its length mirrored in an atomic, so the frequent "anything
+// there?" costs no lock. It receives tasks scheduled from outside the
+// workers (a spawn from any goroutine, a wake from a timer, an I/O driver
+// or another runtime) and overflows. A worker whose run queue is empty
+// takes a share (globalq.Queue.Take): one more than an even split between
+// the workers, filling its run queue at most to half.
 //
 // # The LIFO slot
 //
@@ -62,14 +65,14 @@
 // there was work there may be more. A worker that finds nothing parks.
 //
 // A push that adds work wakes a parked worker only if nobody is searching
-// (a searcher will find it) and somebody sleeps. That leaves one race: the
+// (a searcher will find it) and somebody is parked. That leaves one race: the
 // last searcher gives up just as work arrives, and the pusher, seeing a
 // searcher, wakes nobody. So the last searcher, after it has published
 // that it stopped, checks every queue once more:
 //
 //	pusher                              last searcher
 //	  store the task (queue tail)         scan: nothing
-//	  load idle state: 1 searching        dec searching, enter sleepers (RMW)
+//	  load idle state: 1 searching        dec searching, enter parked list (RMW)
 //	  -> wake nobody                      load every queue tail: a task!
 //	                                      -> wake a worker
 //
@@ -78,22 +81,25 @@
 //
 // # Parking
 //
-// A worker sleeps on its parker, whose state machine (EMPTY, PARKED_COND,
-// PARKED_SLOT_CHAN, PARKED_DRIVER, NOTIFIED) makes an unpark that comes
-// before the park impossible to lose: the park then returns at once. The
-// runtime has at most one driver. The first parking worker to find it free
-// takes it and sleeps in Driver.Park, bounded by the next timer deadline;
-// the others sleep on their own channel. An unpark reaches the driver
-// sleeper through Driver.Unpark. Without a driver, or while the driver is
+// A worker parks on its parker (park.Parker, from the kit), whose state
+// machine (EMPTY, PARKED, PARKED_OFF_DRIVER, PARKED_DRIVER, NOTIFIED)
+// makes an unpark that comes before the park impossible to lose: the park
+// then returns at once. The runtime has at most one driver. The first
+// parking worker to find it free takes it (the driver slot) and parks in
+// Driver.Park, bounded by the next timer deadline; the others park on
+// their own channel. An unpark reaches the worker parked in the driver
+// through Driver.Unpark. Without a driver, or while the driver is
 // quiescent (core.QuiescentDriver: nothing registered or in flight), the
-// holder sleeps on its channel with a timer instead, so that a runtime
+// holder parks on its channel with a timer instead, so that a runtime
 // doing no I/O wakes its workers without system calls; the driver's
 // activation hook moves it into the driver when I/O is registered (the
-// handshake is described at parkDriver). Busy workers skip their periodic
-// driver poll while the driver is quiescent. A timer armed on another goroutine, earlier
-// than the holder's deadline, unparks it through core.Time (Parking and
-// SetUnpark). After a park, the worker fires due timers and then wakes the
-// tasks deferred by yields, which go to the back of its run queue.
+// handshake is described at park.Parker.Park; the slot publishes its
+// holder for the hook, see parkDriver). Busy workers skip their periodic
+// driver poll while the driver is quiescent. A timer armed on another
+// goroutine, earlier than the holder's deadline, unparks it through
+// core.Time (Parking and SetUnpark). After a park, the worker fires due
+// timers and then wakes the tasks deferred by yields, which go to the
+// back of its run queue.
 //
 // Timer and driver wakes reach tasks through Task.Wake and therefore the
 // global queue, from which the woken worker (or any other) takes them.
@@ -102,16 +108,16 @@
 //
 // With an auto-advancing virtual clock, a deadline is reached by moving
 // the clock, which is only right when nothing else can happen first: every
-// worker is in the sleeper list, no goroutine is blocked in place, and
+// worker is in the parked list, no goroutine is blocked in place, and
 // every queue is empty. A worker that parks checks this (under a mutex, so
-// two workers cannot both advance for one idle period) before it sleeps,
+// two workers cannot both advance for one idle period) before it parks,
 // and if it holds, moves the clock to the next deadline and fires; the
 // fired tasks wake a worker. Since every worker makes the check as it
 // parks, the last one to go idle always makes it; a goroutine leaving
 // BlockInPlace, which can also be the last to go idle, makes it too. A
-// timer armed from outside the runtime while all sleep unparks the driver
-// holder, which checks again. The driver holder never sleeps on a virtual
-// deadline.
+// timer armed from outside the runtime while all are parked unparks the
+// driver holder, which checks again. The driver holder never parks until a
+// virtual deadline.
 //
 // # Blocking
 //
@@ -161,7 +167,8 @@
 // # Metrics
 //
 // Scheduler.Metrics (core.MetricsSource) reports per worker: polls, steal
-// operations and stolen tasks, overflows, parks and unparks, local and
-// remote schedules, LIFO hits, budget-forced yields, run queue depth and
-// mean poll time.
+// operations and stolen tasks, overflows, parks and returns from them
+// (unparks), local and remote schedules, LIFO hits, budget-forced yields,
+// run queue depth and mean poll time. They are kept and published with
+// the kit's metrics package.
 package workstealing

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/schedulers/internal/park"
 )
 
 // stillScheduler builds a scheduler whose worker goroutines are not
@@ -31,15 +32,15 @@ func TestAWakeRacingWithTheLastSearcherParkingIsNotLost(t *testing.T) {
 	// Worker 1 sleeps.
 	require.True(t, rs[1].transitionToParked())
 	// Worker 0 is searching and has just finished its last scan.
-	require.True(t, s.idle.transitionToSearching())
+	require.True(t, s.idle.tryStartSearch())
 	rs[0].core.searching = true
 
 	// A task arrives in the global queue now. Its notifier sees a
 	// searcher and, rightly, wakes nobody: the searcher is responsible.
 	task, _ := core.NewTask(core.Future[int](core.PollFunc[int](func(*core.Context) (int, bool) { return 0, true })))
-	require.True(t, s.inject.push(task))
-	s.notifyParked()
-	assert.Equal(t, parkEmpty, s.workers[1].parker.state.Load(), "no wake while someone searches")
+	require.True(t, s.global.Push(task))
+	s.notify()
+	assert.Equal(t, park.Empty, s.workers[1].parker.State(), "no wake while someone searches")
 	assert.True(t, s.idle.isParked(1))
 
 	// The searcher gives up and parks. As the last searcher it looks at
@@ -50,7 +51,7 @@ func TestAWakeRacingWithTheLastSearcherParkingIsNotLost(t *testing.T) {
 	assert.Equal(t, 1, searching, "and searching")
 	woken := 0
 	for _, w := range s.workers {
-		if w.parker.state.Load() == parkNotified {
+		if w.parker.State() == park.Notified {
 			woken++
 		}
 	}
@@ -59,15 +60,15 @@ func TestAWakeRacingWithTheLastSearcherParkingIsNotLost(t *testing.T) {
 
 func TestAWorkerThatIsNotTheLastSearcherParksWithoutRechecking(t *testing.T) {
 	s, rs := stillScheduler(t, 4)
-	require.True(t, s.idle.transitionToSearching())
-	require.True(t, s.idle.transitionToSearching())
+	require.True(t, s.idle.tryStartSearch())
+	require.True(t, s.idle.tryStartSearch())
 	rs[0].core.searching = true
 	rs[1].core.searching = true
 	task, _ := core.NewTask(core.Future[int](core.PollFunc[int](func(*core.Context) (int, bool) { return 0, true })))
-	require.True(t, s.inject.push(task))
+	require.True(t, s.global.Push(task))
 	require.True(t, rs[0].transitionToParked())
 	for _, w := range s.workers {
-		assert.Equal(t, parkEmpty, w.parker.state.Load(), "worker 1 still searches; it will find the task")
+		assert.Equal(t, park.Empty, w.parker.State(), "worker 1 still searches; it will find the task")
 	}
 }
 
@@ -76,7 +77,7 @@ func TestAtMostHalfTheWorkersSearch(t *testing.T) {
 		i := newIdle(n)
 		got := 0
 		for k := 0; k < n; k++ {
-			if i.transitionToSearching() {
+			if i.tryStartSearch() {
 				got++
 			}
 		}
@@ -87,22 +88,14 @@ func TestAtMostHalfTheWorkersSearch(t *testing.T) {
 func TestTheLastSearcherToFindWorkWakesAnotherWorker(t *testing.T) {
 	s, rs := stillScheduler(t, 2)
 	require.True(t, rs[1].transitionToParked())
-	require.True(t, s.idle.transitionToSearching())
+	require.True(t, s.idle.tryStartSearch())
 	rs[0].core.searching = true
 	// Worker 0 found a task: where there was one there may be more, so
 	// another worker takes over the search.
 	task, _ := core.NewTask(core.Future[int](core.PollFunc[int](func(*core.Context) (int, bool) { return 0, true })))
 	task.Bind(s)
 	rs[0].runTask(task)
-	assert.Equal(t, parkNotified, s.workers[1].parker.state.Load())
+	assert.Equal(t, park.Notified, s.workers[1].parker.State())
 	_, searching := s.idle.counts()
 	assert.Equal(t, 1, searching, "worker 1 searches now")
-}
-
-func TestAnUnparkBeforeTheParkIsNotLost(t *testing.T) {
-	p := newParker()
-	var d driverSlot
-	assert.False(t, p.unpark(&d), "nobody was asleep")
-	p.parkCond() // returns at once: the notification was pending
-	assert.Equal(t, parkEmpty, p.state.Load())
 }

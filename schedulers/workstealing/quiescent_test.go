@@ -121,14 +121,14 @@ func TestAQuiescentDriverIsNeverParkedOrUnparked(t *testing.T) {
 	assert.Zero(t, d.unparks.Load(), "Unpark calls")
 }
 
-// The activation handshake: I/O registered while the slot's holder sleeps
+// The activation handshake: I/O registered while the slot's holder is parked
 // on its channel moves the holder into the driver. Each round waits until
 // every worker is parked with the holder off the (quiescent) driver, then
 // spawns one task from outside the runtime; the worker it wakes is most
 // often not the holder, and that worker registers an operation and parks
-// beside the sleeping holder. Only a Park delivers the operation, so
+// beside the parked holder. Only a Park delivers the operation, so
 // without the hook the round never ends.
-func TestRegisteringIOWakesAHolderAsleepOffTheDriver(t *testing.T) {
+func TestRegisteringIOWakesAHolderParkedOffTheDriver(t *testing.T) {
 	d := newQuiescentDriver()
 	r, s := newRuntimeWith(t, withQuiescentDriver(2, d))
 	const rounds = 300
@@ -137,7 +137,7 @@ func TestRegisteringIOWakesAHolderAsleepOffTheDriver(t *testing.T) {
 		// Bounded: a worker parks within microseconds of running out of
 		// work. Giving up only skips the set-up, not the check.
 		for range 20000 {
-			if s.HolderAsleepOffDriver() {
+			if s.HolderParkedOffDriver() {
 				staged++
 				break
 			}
@@ -149,7 +149,7 @@ func TestRegisteringIOWakesAHolderAsleepOffTheDriver(t *testing.T) {
 		blockOn(t, r, core.Future[core.Unit](c))
 		require.EqualValues(t, i+1, d.deliveries.Load())
 	}
-	t.Logf("%d of %d rounds started with the holder asleep off the driver", staged, rounds)
+	t.Logf("%d of %d rounds started with the holder parked off the driver", staged, rounds)
 	assert.Positive(t, staged)
 }
 

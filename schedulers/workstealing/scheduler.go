@@ -1,13 +1,15 @@
 package workstealing
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/schedulers/internal/globalq"
+	"github.com/weftrt/weft/schedulers/internal/module"
+	"github.com/weftrt/weft/schedulers/internal/park"
 )
 
 // Scheduler is the work-stealing scheduler. Create it with New; it
@@ -23,16 +25,13 @@ type Scheduler struct {
 	idle    *idle
 	drv     driverSlot
 
-	// The global queue's lock and length are written by every remote
-	// spawn; the padding keeps them off the lines of the fields every
-	// worker reads on every tick.
-	_      [64]byte
-	inject injectQueue
-	_      [64]byte
+	// global takes what the workers cannot keep to themselves (see the
+	// package documentation).
+	global globalq.Queue
 
 	// closed is set once Shutdown starts (after the queues closed); the
 	// workers' loads every tick and in the park loop pair with that
-	// store, and the unparks that follow it end any sleep.
+	// store, and the unparks that follow it end any park.
 	closed atomic.Bool
 	// shutdownCh is closed, releasing BlockOn callers, once the tasks
 	// have been cancelled.
@@ -76,11 +75,8 @@ func New(cfg Config, p core.SchedulerParams) (*Scheduler, error) {
 // build makes the scheduler without starting a goroutine; New starts them.
 // Tests build one to drive its parts by hand.
 func build(cfg Config, p core.SchedulerParams) (*Scheduler, error) {
-	if err := cfg.Validate(); err != nil {
+	if err := module.Check("workstealing", &cfg, p); err != nil {
 		return nil, err
-	}
-	if p.Tasks == nil {
-		return nil, errors.New("workstealing: SchedulerParams.Tasks is nil")
 	}
 	s := &Scheduler{
 		cfg:           cfg,
@@ -100,7 +96,6 @@ func build(cfg Config, p core.SchedulerParams) (*Scheduler, error) {
 	}
 	s.drv.driver = d
 	if q, ok := d.(core.QuiescentDriver); ok {
-		s.drv.quiescent = q
 		q.OnActive(s.driverActive)
 	}
 	s.drv.time = p.Time
@@ -113,10 +108,13 @@ func build(cfg Config, p core.SchedulerParams) (*Scheduler, error) {
 	seed := uint64(time.Now().UnixNano())
 	s.workers = make([]*worker, cfg.Workers)
 	for i := range s.workers {
-		w := &worker{index: i, parker: newParker()}
-		c := &workerCore{w: w, lifoEnabled: cfg.LIFOSlot, stats: newStats()}
-		c.rng = (seed ^ uint64(i+1)*0x9E3779B97F4A7C15) | 1
-		c.gqi = c.stats.tunedGlobalQueueInterval(cfg.GlobalQueueInterval)
+		w := &worker{index: i, parker: park.New()}
+		// Every parker may be the driver slot's holder.
+		w.parker.SetDriver(d)
+		c := &workerCore{w: w, lifoEnabled: cfg.LIFOSlot}
+		c.pollTime.Seed(initialMeanPoll)
+		c.rng.Seed(seed, i)
+		c.gqi = tunedGlobalQueueInterval(cfg.GlobalQueueInterval, &c.pollTime)
 		c.untilGlobal = c.gqi
 		c.untilEvent = uint32(cfg.EventInterval)
 		w.handoff.Store(c)
@@ -146,7 +144,7 @@ func (s *Scheduler) forget(r *runner) {
 // Spawn binds t to the scheduler and queues it: in the calling worker's
 // LIFO slot when from is one of this scheduler's workers (the task runs as
 // soon as the spawning task's poll returns), otherwise in the global
-// queue, waking a sleeping worker. It returns an error wrapping
+// queue, waking a parked worker. It returns an error wrapping
 // core.ErrShutdown once the scheduler is shut down; t is then untouched.
 func (s *Scheduler) Spawn(t *core.Task, from core.Worker) error {
 	t.Bind(s)
@@ -160,7 +158,7 @@ func (s *Scheduler) Spawn(t *core.Task, from core.Worker) error {
 // Schedule queues a task whose wake won the NOTIFIED transition. From one
 // of this scheduler's workers (a wake inside a poll, through
 // core.Context.Wake) it goes to that worker's LIFO slot; from anywhere
-// else to the global queue, waking a sleeping worker. After Shutdown the
+// else to the global queue, waking a parked worker. After Shutdown the
 // task is shut down instead.
 func (s *Scheduler) Schedule(t *core.Task, from core.Worker) { s.schedule(t, from) }
 
@@ -175,22 +173,17 @@ func (s *Scheduler) schedule(t *core.Task, from core.Worker) {
 // scheduleRemote queues t on the global queue and wakes a worker if none
 // is searching.
 func (s *Scheduler) scheduleRemote(t *core.Task) {
-	if !s.inject.push(t) {
-		t.Shutdown()
-		return
+	if s.global.PushOrShutdown(t) {
+		s.notify()
 	}
-	s.notifyParked()
 }
 
-// notifyParked wakes one sleeping worker if no worker is searching. The
-// caller has published new work first (a queue push); see idle for why
-// that order makes the check safe.
-func (s *Scheduler) notifyParked() {
-	if i := s.idle.workerToNotify(); i >= 0 {
-		w := s.workers[i]
-		// A counter only; Metrics' load pairs with it.
-		w.pub.unparks.Add(1)
-		w.parker.unpark(&s.drv)
+// notify wakes one parked worker if no worker is searching. The caller
+// has published new work first (a queue push); see idle for why that
+// order makes the check safe.
+func (s *Scheduler) notify() {
+	if i := s.idle.pick(); i >= 0 {
+		s.workers[i].parker.Unpark()
 	}
 }
 
@@ -198,22 +191,22 @@ func (s *Scheduler) notifyParked() {
 // after its final scan must not wait for the next push.
 func (s *Scheduler) notifyIfWorkPending() {
 	for _, w := range s.workers {
-		if !w.queue.isEmpty() {
-			s.notifyParked()
+		if !w.rq.IsEmpty() {
+			s.notify()
 			return
 		}
 	}
-	if !s.inject.isEmpty() {
-		s.notifyParked()
+	if !s.global.IsEmpty() {
+		s.notify()
 	}
 }
 
-// transitionWorkerFromSearching is called by a searcher that found work.
-// If it was the last searcher, it wakes another worker to keep searching:
-// where there was work there may be more.
-func (s *Scheduler) transitionWorkerFromSearching() {
-	if s.idle.transitionFromSearching() {
-		s.notifyParked()
+// stopSearch is called by a searcher that found work. If it was the last
+// searcher, it wakes another worker to keep searching: where there was
+// work there may be more.
+func (s *Scheduler) stopSearch() {
+	if s.idle.stopSearch() {
+		s.notify()
 	}
 }
 
@@ -247,8 +240,8 @@ func (s *Scheduler) tryAutoAdvance() bool {
 }
 
 // allIdle reports whether nothing can run without an outside event: every
-// worker is in the sleeper list, no goroutine is inside BlockInPlace, and
-// every queue is empty. The sleeper count is read before the queues; a
+// worker is in the parked list, no goroutine is inside BlockInPlace, and
+// every queue is empty. The parked count is read before the queues; a
 // worker pushes before it parks, so a push it made is seen.
 func (s *Scheduler) allIdle() bool {
 	if s.closed.Load() || s.inPlace.Load() != 0 {
@@ -257,11 +250,11 @@ func (s *Scheduler) allIdle() bool {
 	if unparked, _ := s.idle.counts(); unparked != 0 {
 		return false
 	}
-	if !s.inject.isEmpty() {
+	if !s.global.IsEmpty() {
 		return false
 	}
 	for _, w := range s.workers {
-		if !w.queue.isEmpty() {
+		if !w.rq.IsEmpty() {
 			return false
 		}
 	}
@@ -301,11 +294,11 @@ func (s *Scheduler) Shutdown() {
 
 // close is step 1 of the shutdown.
 func (s *Scheduler) close() {
-	s.inject.close()
+	s.global.Close()
 	s.tasks.Close()
 	s.closed.Store(true)
 	for _, w := range s.workers {
-		w.parker.unpark(&s.drv)
+		w.parker.Unpark()
 	}
 }
 
@@ -340,15 +333,13 @@ func (s *Scheduler) finish() {
 			c.lifo = nil
 			t.Shutdown()
 		}
-		for t := c.w.queue.pop(); t != nil; t = c.w.queue.pop() {
+		for t := c.w.rq.Pop(); t != nil; t = c.w.rq.Pop() {
 			t.Shutdown()
 		}
 	}
 	var rest core.TaskQueue
-	s.inject.drain(&rest)
-	for t := rest.Pop(); t != nil; t = rest.Pop() {
-		t.Shutdown()
-	}
+	s.global.TakeAll(&rest)
+	globalq.ShutdownAll(&rest)
 	if d := s.drv.driver; d != nil {
 		if err := d.Close(); err != nil {
 			s.logErr(fmt.Errorf("closing driver: %w", err))

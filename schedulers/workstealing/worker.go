@@ -5,23 +5,27 @@ import (
 	"time"
 
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/schedulers/internal/deferred"
+	"github.com/weftrt/weft/schedulers/internal/metrics"
+	"github.com/weftrt/weft/schedulers/internal/park"
+	"github.com/weftrt/weft/schedulers/internal/runq"
 )
 
 // worker is the shared half of a worker: what other goroutines reach to
 // steal from it, wake it, hand its core over, and read its metrics.
 type worker struct {
 	index int
-	// queue is the worker's run queue. Its owner methods (push, pushAll,
-	// pop, and injectQueue.popInto into it) are called only by the
-	// goroutine holding the core;
-	// thieves call stealInto, anyone may call len.
-	queue  localQueue
-	parker *parker
+	// rq is the worker's run queue. Its owner methods (Push, PushBatch,
+	// Pop, and the global queue's Take into it) are called only by the
+	// goroutine holding the core; thieves call StealInto, anyone may call
+	// Len.
+	rq     runq.Queue
+	parker *park.Parker
 	// handoff carries the core to a goroutine that takes over the worker:
 	// the first one at New, and a new one when the running task calls
 	// BlockInPlace.
 	handoff atomic.Pointer[workerCore]
-	pub     published
+	pub     metrics.Published
 }
 
 // workerCore is the right to run a worker: the state only the goroutine
@@ -46,9 +50,12 @@ type workerCore struct {
 	// searching: the worker counts itself in idle's searching count.
 	searching bool
 	// gqi is the current global queue interval.
-	gqi   uint32
-	rng   uint64
-	stats stats
+	gqi uint32
+	rng runq.Rand
+	// stats are the worker's counts, published to pub; pollTime is the
+	// mean poll time the global queue interval is tuned from.
+	stats    metrics.Counters
+	pollTime metrics.PollTime
 }
 
 // runner is one goroutine running a worker: it implements core.Worker,
@@ -62,14 +69,10 @@ type runner struct {
 	core *workerCore
 	cx   *core.Context
 	// deferred holds wakers queued by Context.Defer (yields), woken after
-	// the next driver and timer poll. spare is the other buffer of the
-	// pair, so waking allocates nothing.
-	deferred, spare []core.Waker
-	// wakingDeferred makes wakes of deferred tasks yields (to the back of
-	// the run queue), collected in woken and queued in one batch, with
-	// one notification at the end instead of one per task.
-	wakingDeferred bool
-	woken          core.TaskQueue
+	// the next driver and timer poll; their wakes are yields (to the back
+	// of the run queue), collected and queued in one batch, with one
+	// notification at the end instead of one per task.
+	deferred deferred.Wakers
 	// exhausted is how much of cx.BudgetExhaustions is already counted.
 	exhausted uint64
 	goid      atomic.Uint64
@@ -81,7 +84,7 @@ func (r *runner) Scheduler() core.Scheduler { return r.s }
 
 // Defer implements core.Worker: w is woken after the worker next polls
 // its driver and timers.
-func (r *runner) Defer(w core.Waker) { r.deferred = append(r.deferred, w) }
+func (r *runner) Defer(w core.Waker) { r.deferred.Add(w) }
 
 // Driver implements core.Worker.
 func (r *runner) Driver() core.Driver { return r.s.drv.driver }
@@ -117,7 +120,7 @@ func (r *runner) run() {
 	s := r.s
 	c := r.core
 	c.lifoEnabled = s.cfg.LIFOSlot
-	c.stats.startProcessing()
+	c.pollTime.Start(c.stats.Polls)
 	for {
 		if s.closed.Load() {
 			r.shutdown()
@@ -127,27 +130,27 @@ func (r *runner) run() {
 			c.untilEvent = s.eventInterval
 			// Maintenance: I/O, timers and deferred wakes get a turn
 			// however busy the worker is.
-			c.stats.endProcessing()
+			c.pollTime.End(c.stats.Polls)
 			r.parkTimeout(0)
 			r.publish()
-			c.stats.startProcessing()
+			c.pollTime.Start(c.stats.Polls)
 		}
 		t := r.nextTask()
 		if t == nil {
-			c.stats.endProcessing()
-			t = r.stealWork()
+			c.pollTime.End(c.stats.Polls)
+			t = r.search()
 			if t == nil {
-				if len(r.deferred) > 0 {
+				if r.deferred.Len() > 0 {
 					// Yielded tasks are waiting: poll the driver and
-					// timers, then run them, without sleeping.
+					// timers, then run them, without parking.
 					r.parkTimeout(0)
 				} else {
 					r.park()
 				}
-				c.stats.startProcessing()
+				c.pollTime.Start(c.stats.Polls)
 				continue
 			}
-			c.stats.startProcessing()
+			c.pollTime.Start(c.stats.Polls)
 		}
 		if !r.runTask(t) {
 			r.lost()
@@ -168,49 +171,36 @@ func (r *runner) nextTask() *core.Task {
 		if t := r.takeGlobal(); t != nil {
 			return t
 		}
-		return c.nextLocal()
+		return c.nextOwn()
 	}
-	if t := c.nextLocal(); t != nil {
+	if t := c.nextOwn(); t != nil {
 		return t
 	}
 	return r.takeGlobal()
 }
 
-// takeGlobal takes a share of the global queue: one more than an even
-// split between the workers (so a lone task moves too, and a burst spreads
-// out), but no more than fills the run queue to half. It returns the first
-// task to run now and queues the rest locally, or returns nil.
-//
-// Filling at most to half keeps taken tasks in the oldest half of the
-// ring, which an overflow never moves, so a task is not sent back to the
-// global queue before it has been polled. A worker whose queue is at least
-// half full still takes one task each global queue interval: that is the
-// fairness guarantee for the global queue.
+// takeGlobal takes a share of the global queue (see globalq.Queue.Take:
+// one more than an even split between the workers, filling the run queue
+// at most to half). It returns the first task to run now and queues the
+// rest in the run queue, or returns nil.
 func (r *runner) takeGlobal() *core.Task {
-	s := r.s
-	if s.inject.isEmpty() {
-		return nil
-	}
-	c := r.core
-	// Only this goroutine pushes to the ring, so the room measured here
-	// can only grow before popInto fills it.
-	room := max(c.w.queue.remaining()-queueHalf, 0)
-	n := min(s.inject.len()/len(s.workers)+1, room+1)
-	return s.inject.popInto(n, &c.w.queue)
+	return r.s.global.Take(&r.core.w.rq, len(r.s.workers))
 }
 
-func (c *workerCore) nextLocal() *core.Task {
+// nextOwn returns the task in the LIFO slot, else the oldest of the run
+// queue, or nil.
+func (c *workerCore) nextOwn() *core.Task {
 	if t := c.lifo; t != nil {
 		c.lifo = nil
 		return t
 	}
-	return c.w.queue.pop()
+	return c.w.rq.Pop()
 }
 
 // tuneGlobalQueueInterval applies a new tuned interval when it differs by
 // more than 2 from the current one, so that noise does not make it jitter.
 func (c *workerCore) tuneGlobalQueueInterval(fixed int) {
-	next := c.stats.tunedGlobalQueueInterval(fixed)
+	next := tunedGlobalQueueInterval(fixed, &c.pollTime)
 	if next > c.gqi+2 || c.gqi > next+2 || fixed > 0 {
 		c.gqi = next
 	}
@@ -225,11 +215,10 @@ func (r *runner) runTask(t *core.Task) bool {
 	c := r.core
 	if c.searching {
 		c.searching = false
-		s.transitionWorkerFromSearching()
+		s.stopSearch()
 	}
 	r.cx.ResetBudget()
-	c.stats.polls++
-	c.stats.batchPolls++
+	c.stats.Polls++
 	r.poll(t)
 	lifoPolls := 0
 	for {
@@ -250,14 +239,13 @@ func (r *runner) runTask(t *core.Task) bool {
 			return true
 		}
 		lifoPolls++
-		c.stats.lifoHits++
+		c.stats.LIFOHits++
 		if lifoPolls >= s.cfg.MaxLIFOPolls {
 			// Whatever this poll schedules goes to the back of the
 			// queue.
 			c.lifoEnabled = false
 		}
-		c.stats.polls++
-		c.stats.batchPolls++
+		c.stats.Polls++
 		r.poll(t)
 	}
 }
@@ -279,11 +267,9 @@ func (r *runner) poll(t *core.Task) {
 // previous occupant goes to the back of the run queue.
 func (r *runner) scheduleLocal(t *core.Task, yield bool) {
 	c := r.core
-	c.stats.localSchedules++
-	if r.wakingDeferred {
-		// The task is ours to queue (its wake won NOTIFIED), so its
-		// queue link is free.
-		r.woken.Push(t)
+	c.stats.LocalSchedules++
+	if r.deferred.Waking() {
+		r.deferred.Collect(t)
 		return
 	}
 	if yield || !c.lifoEnabled {
@@ -298,58 +284,48 @@ func (r *runner) scheduleLocal(t *core.Task, yield bool) {
 		}
 		r.pushLocal(prev)
 	}
-	// The run queue grew: let a sleeping worker come and steal.
-	r.s.notifyParked()
+	// The run queue grew: let a parked worker come and steal.
+	r.s.notify()
 }
 
 // pushLocal appends t to the run queue, overflowing to the global queue.
 func (r *runner) pushLocal(t *core.Task) {
 	c := r.core
-	if c.w.queue.push(t, &r.s.inject) != pushedLocal {
-		c.stats.overflows++
+	if res, _ := c.w.rq.Push(t, &r.s.global); res != runq.Queued {
+		c.stats.Overflows++
 	}
 }
 
-// stealWork looks for work elsewhere: half of another worker's run queue,
-// starting from a random worker, then the global queue. It does not look
-// when half the workers are already searching.
-func (r *runner) stealWork() *core.Task {
+// search looks for work elsewhere: half of another worker's run queue,
+// rounded up, starting from a random worker, then the global queue. It
+// does not look when half the workers are already searching.
+func (r *runner) search() *core.Task {
 	s := r.s
 	c := r.core
 	if !c.searching {
-		c.searching = s.idle.transitionToSearching()
+		c.searching = s.idle.tryStartSearch()
 		if !c.searching {
 			return nil
 		}
 	}
 	n := len(s.workers)
-	start := c.randN(n)
+	start := c.rng.N(n)
 	for i := 0; i < n; i++ {
 		w := s.workers[(start+i)%n]
 		if w == c.w {
 			continue
 		}
-		if t, k := w.queue.stealInto(&c.w.queue); t != nil {
-			c.stats.steals++
-			c.stats.stolen += uint64(k)
+		if t, k := w.rq.StealInto(&c.w.rq, runq.HalfUp); t != nil {
+			c.stats.Steals++
+			c.stats.StolenTasks += uint64(k)
 			return t
 		}
 	}
-	return s.inject.pop()
-}
-
-// randN returns a pseudo-random number in [0, n) (xorshift64*).
-func (c *workerCore) randN(n int) int {
-	x := c.rng
-	x ^= x >> 12
-	x ^= x << 25
-	x ^= x >> 27
-	c.rng = x
-	return int(((x * 0x2545F4914F6CDD1D) >> 32) * uint64(n) >> 32)
+	return s.global.Pop()
 }
 
 // park waits for work (Tokio's Context::park): the worker enters the
-// sleeper list, then sleeps until it is woken with something to do or the
+// parked list, then parks until it is woken with something to do or the
 // scheduler closes.
 func (r *runner) park() {
 	s := r.s
@@ -358,9 +334,10 @@ func (r *runner) park() {
 	if r.transitionToParked() {
 		for !s.closed.Load() {
 			if !s.tryAutoAdvance() {
-				c.stats.parks++
+				c.stats.Parks++
 				r.publish()
 				r.parkTimeout(-1)
+				c.stats.Unparks++
 			}
 			if r.transitionFromParked() {
 				break
@@ -370,27 +347,27 @@ func (r *runner) park() {
 	s.p.Hooks.RunAfterUnpark()
 }
 
-// parkTimeout sleeps (d < 0) or only polls the driver and timers (d == 0),
+// parkTimeout parks (d < 0) or only polls the driver and timers (d == 0),
 // then wakes the deferred tasks and, if the worker now has more than one
-// task while nobody searches, wakes a sleeper to share them.
+// task while nobody searches, wakes a parked worker to share them.
 func (r *runner) parkTimeout(d time.Duration) {
 	s := r.s
 	c := r.core
 	p := c.w.parker
 	switch {
 	case d == 0:
-		s.pollDriver(s.logErr)
-	case p.consume():
-		// An unpark arrived before we slept.
+		s.pollDriver(p, s.logErr)
+	case p.Consume():
+		// An unpark arrived before we parked.
 	case s.drv.tryLock():
 		s.parkDriver(c.w.index, p, d, s.logErr)
 		s.drv.unlock()
 	default:
-		p.parkCond()
+		p.Wait()
 	}
 	r.wakeDeferred()
-	if !c.searching && c.w.queue.len()+b2i(c.lifo != nil) > 1 {
-		s.notifyParked()
+	if !c.searching && c.w.rq.Len()+b2i(c.lifo != nil) > 1 {
+		s.notify()
 	}
 }
 
@@ -405,30 +382,18 @@ func b2i(b bool) int {
 // the back of this worker's run queue (or to the global queue when the
 // core is gone).
 func (r *runner) wakeDeferred() {
-	if len(r.deferred) == 0 {
-		return
-	}
-	d := r.deferred
-	r.deferred = r.spare[:0]
-	r.wakingDeferred = true
-	for i, w := range d {
-		r.cx.Wake(w)
-		d[i] = nil
-	}
-	r.wakingDeferred = false
-	r.spare = d[:0]
-	if r.woken.Len() > 0 {
+	if woken := r.deferred.WakeAll(r.cx); woken.Len() > 0 {
 		c := r.core
-		c.stats.overflows += uint64(c.w.queue.pushAll(&r.woken, &r.s.inject))
+		c.stats.Overflows += uint64(c.w.rq.PushBatch(woken, &r.s.global))
 	}
 }
 
-// transitionToParked enters the sleeper list unless the worker has work.
+// transitionToParked enters the parked list unless the worker has work.
 // The last searcher to give up re-checks every queue (see idle).
 func (r *runner) transitionToParked() bool {
 	s := r.s
 	c := r.core
-	if c.lifo != nil || !c.w.queue.isEmpty() {
+	if c.lifo != nil || !c.w.rq.IsEmpty() {
 		return false
 	}
 	last := s.idle.transitionToParked(c.w.index, c.searching)
@@ -442,12 +407,12 @@ func (r *runner) transitionToParked() bool {
 // transitionFromParked reports whether the worker should stop parking. A
 // worker woken by a notifier was counted as searching by it; one that wakes
 // with work at hand (its own queue, or the global queue, which a timer or
-// the driver filled during its sleep) takes itself out of the sleeper
+// the driver filled while it was parked) takes itself out of the parked
 // list and runs, not searching.
 func (r *runner) transitionFromParked() bool {
 	s := r.s
 	c := r.core
-	if c.lifo != nil || !c.w.queue.isEmpty() || !s.inject.isEmpty() {
+	if c.lifo != nil || !c.w.rq.IsEmpty() || !s.global.IsEmpty() {
 		c.searching = !s.idle.unparkByID(c.w.index)
 		return true
 	}
@@ -463,10 +428,10 @@ func (r *runner) transitionFromParked() bool {
 func (r *runner) publish() {
 	c := r.core
 	if ex := r.cx.BudgetExhaustions(); ex != r.exhausted {
-		c.stats.budgetYields += ex - r.exhausted
+		c.stats.BudgetYields += ex - r.exhausted
 		r.exhausted = ex
 	}
-	c.w.pub.store(&c.stats)
+	c.w.pub.Store(&c.stats, c.w.rq.Len(), &c.pollTime)
 }
 
 // lost ends a runner whose core went to another goroutine during
@@ -487,12 +452,12 @@ func (r *runner) lost() {
 func (r *runner) shutdown() {
 	s := r.s
 	c := r.core
-	c.stats.endProcessing()
+	c.pollTime.End(c.stats.Polls)
 	// Step 3, in parallel on every worker from a different shard.
 	s.tasks.ShutdownAll(c.w.index)
 	r.publish()
 	r.core = nil
-	r.deferred = nil
+	r.deferred.Drop()
 	// Step 5: the last worker to get here finishes alone.
 	s.finalMu.Lock()
 	s.finalCores = append(s.finalCores, c)

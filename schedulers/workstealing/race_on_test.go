@@ -1,8 +1,0 @@
-//go:build race
-
-package workstealing
-
-// raceEnabled scales stress tests down under the race detector, which
-// slows every atomic operation by an order of magnitude; the interleavings
-// they check are the same.
-const raceEnabled = true
