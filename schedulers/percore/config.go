@@ -1,7 +1,6 @@
 package percore
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -9,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/schedulers/internal/module"
 )
 
 // Name is the scheduler's registered name, the value of scheduler.kind that
@@ -86,15 +85,12 @@ func (c *Config) WorkerCount() int { return c.Workers }
 // Validate reports every invalid key as a *core.ConfigError naming it
 // (joined with errors.Join when there are several).
 func (c *Config) Validate() error {
-	var errs []error
-	bad := func(key, problem string, args ...any) {
-		errs = append(errs, &core.ConfigError{Key: key, Problem: fmt.Sprintf(problem, args...)})
-	}
+	var p module.Problems
 	if c.Workers < 1 || c.Workers > MaxWorkers {
-		bad("workers", "must be between 1 and %d, got %d", MaxWorkers, c.Workers)
+		p.Add("workers", "must be between 1 and %d, got %d", MaxWorkers, c.Workers)
 	}
 	if len(c.CPUs) > 0 && !c.Pin {
-		bad("cpus", "applies only to pinned workers: set pin: true or leave cpus empty")
+		p.Add("cpus", "applies only to pinned workers: set pin: true or leave cpus empty")
 	}
 	// Pinning is checked against the system here, so that a configuration
 	// that validates is one the pool can start with.
@@ -102,7 +98,7 @@ func (c *Config) Validate() error {
 	if c.Pin {
 		var err error
 		if allowed, err = allowedCPUs(); err != nil {
-			bad("pin", "%v", err)
+			p.Add("pin", "%v", err)
 		}
 	}
 	seen := map[int]bool{}
@@ -110,25 +106,25 @@ func (c *Config) Validate() error {
 		key := fmt.Sprintf("cpus[%d]", i)
 		switch {
 		case cpu < 0 || cpu >= maxCPU:
-			bad(key, "must be between 0 and %d, got %d", maxCPU-1, cpu)
+			p.Add(key, "must be between 0 and %d, got %d", maxCPU-1, cpu)
 		case seen[cpu]:
-			bad(key, "CPU %d is listed twice", cpu)
+			p.Add(key, "CPU %d is listed twice", cpu)
 		case c.Pin && allowed != nil && !slices.Contains(allowed, cpu):
-			bad(key, "CPU %d is not one this process may run on (its CPUs are %s)", cpu, cpuList(allowed))
+			p.Add(key, "CPU %d is not one this process may run on (its CPUs are %s)", cpu, cpuList(allowed))
 		}
 		seen[cpu] = true
 	}
 	interval := func(key string, v int) {
 		switch {
 		case v < 1:
-			bad(key, "must be >= 1, got %d", v)
+			p.Add(key, "must be >= 1, got %d", v)
 		case int64(v) > MaxInterval:
-			bad(key, "must be at most %d (a worker counts ticks in 32 bits), got %d", MaxInterval, v)
+			p.Add(key, "must be at most %d (a worker counts ticks in 32 bits), got %d", MaxInterval, v)
 		}
 	}
 	interval("global_queue_interval", c.GlobalQueueInterval)
 	interval("event_interval", c.EventInterval)
-	return errors.Join(errs...)
+	return p.Err()
 }
 
 // cpuList formats increasing CPU numbers as ranges: "0-3, 6".
@@ -150,13 +146,5 @@ func cpuList(cpus []int) string {
 }
 
 func init() {
-	core.Register(core.Module{
-		Kind:      core.KindScheduler,
-		Name:      Name,
-		Doc:       "thread-per-core scheduler: a driver per worker on a locked OS thread, mailboxes, a shared global queue and stealing",
-		NewConfig: func() any { c := DefaultConfig(); return &c },
-		New: func(cfg, params any) (any, error) {
-			return New(*cfg.(*Config), *params.(*core.SchedulerParams))
-		},
-	})
+	module.Register(Name, "thread-per-core scheduler: a driver per worker on a locked OS thread, mailboxes, a shared global queue and stealing", DefaultConfig, New)
 }

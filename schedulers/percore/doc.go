@@ -72,23 +72,27 @@
 //
 // # Run queues, the global queue, stealing
 //
-// Each run queue is a lock-free ring of 256 slots (see runQueue): a push
-// into a full ring keeps its oldest half and moves its newest half and the
-// new task to the global queue in one batch (only the new task while a
-// thief holds a claim). A one-worker pool's run queue is exclusive: no
-// thief, pops without a compare-and-swap.
+// Each run queue is a lock-free ring of 256 slots (runq.Queue, from the
+// scheduler kit in schedulers/internal, whose documentation explains the
+// head/steal/tail protocol and its memory ordering): a push into a full
+// ring keeps its oldest half and moves its newest half and the new task to
+// the global queue in one batch (only the new task while a thief holds a
+// claim). A one-worker pool's run queue is exclusive
+// (runq.Queue.SetExclusive): no thief, pops without a compare-and-swap.
 //
-// The global queue is a FIFO under a mutex with an atomic length mirror. A
-// worker takes a share when its run queue is dry, and every
-// global_queue_interval ticks ahead of it: one task more than an even
-// split between the workers (len/workers + 1), filling its run queue at
-// most to half, so tasks a take queues land in the half an overflow keeps
-// and are polled before an overflow could send them back.
+// The global queue (globalq.Queue, from the kit) is a FIFO under a mutex
+// with an atomic length mirror; each mailbox is one too. A worker takes a
+// share when its run queue is dry, and every global_queue_interval ticks
+// ahead of it (globalq.Queue.Take): one task more than an even split
+// between the workers (len/workers + 1), filling its run queue at most to
+// half, so tasks a take queues land in the half an overflow keeps and are
+// polled before an overflow could send them back.
 //
 // A worker with nothing to run searches: it scans every other run queue
 // once from a random one and takes half of the first backlog, rounded
-// down, so a lone task stays with its worker. At most half the workers
-// search at once. A push that leaves a run queue with two or more tasks,
+// down (runq.HalfDown), so a lone task stays with its worker; it runs the
+// oldest task it took and queues the others. At most half the workers
+// (and at least one) search at once. A push that leaves a run queue with two or more tasks,
 // and every global queue push, wakes an idle worker unless one is
 // searching (see idle for the last look that makes this safe).
 //
@@ -104,14 +108,16 @@
 // # Parking and time
 //
 // A worker with nothing to do publishes itself idle, looks once more at
-// every queue, and sleeps in its own driver (Park(-1)); Unpark wakes it.
-// The parker's state machine spares the Unpark system call while the
-// worker is awake, and while its driver is quiescent (core.QuiescentDriver:
-// nothing registered or in flight) the worker sleeps on a channel instead,
-// moved into the driver by the driver's activation hook (see parker). One sleeping worker at a time holds the timers: it
-// sleeps until the next deadline and is unparked when an earlier one is
-// armed (core.Time.Parking); every worker fires due timers after each sleep
-// and every event_interval ticks. With an auto-advancing virtual clock the
+// every queue, and parks in its own driver; Unpark wakes it. Its parker
+// (park.Parker, from the kit) has a state machine that spares the Unpark
+// system call while the worker is awake, and while its driver is
+// quiescent (core.QuiescentDriver: nothing registered or in flight) the
+// worker parks on a channel instead, moved into the driver by the driver's
+// activation hook, which reaches the worker's own parker (the handshake is
+// described at park.Parker.Park). One parked worker at a time holds the
+// timers: it parks until the next deadline and is unparked when an
+// earlier one is armed (park.Deadline, core.Time.Parking); every worker
+// fires due timers after each park and every event_interval ticks. With an auto-advancing virtual clock the
 // clock jumps to the next deadline only when the whole pool is idle: every
 // worker published idle (or failed) and every queue and mailbox is empty.
 // The last worker to go idle always checks.

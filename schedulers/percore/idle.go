@@ -13,10 +13,16 @@ const MaxWorkers = 64
 // are searching (stealing), and picks a parked worker to wake when work
 // appears that its owner cannot be counted on to run.
 //
+// It is percore's own, not the scheduler kit's: workstealing's idle
+// accounting keeps a stack of parked workers of any number and packs its
+// unparked and searching counts in one word, where percore needs a bit
+// per worker (at most 64) so that failed workers can be left out and the
+// worker to wake picked in rotation.
+//
 // # The idle set
 //
 // Bit i of parked is set while worker i is idle: it sets the bit before its
-// last look at the queues and sleeps if that look finds nothing. A
+// last look at the queues and parks if that look finds nothing. A
 // notifier clears the bit of the worker it wakes, with a CAS, so two
 // notifiers never pick the same one, and counts it as searching before it
 // unparks it, so the next notifier does not wake a second worker for the
@@ -41,7 +47,7 @@ const MaxWorkers = 64
 // order either the notifier's loads come after the worker's stores (it
 // sees the bit, or no searcher, and wakes someone) or the worker's look
 // comes after the notifier's publication (it sees the work). Work is never
-// stranded with every worker asleep.
+// stranded with every worker parked.
 //
 // A searcher that finds work stops searching; if it was the last one it
 // calls notify, since a notifier that saw it searching woke nobody and the

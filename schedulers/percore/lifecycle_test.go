@@ -109,6 +109,8 @@ type fakeDrivers struct {
 	failAt int
 	// before runs at the start of every call, with the call's number.
 	before func(call int)
+	// wrap, if set, is what the pool gets instead of each fake driver.
+	wrap func(*fakeDriver) core.Driver
 }
 
 func (f *fakeDrivers) newDriver() (core.Driver, error) {
@@ -125,6 +127,9 @@ func (f *fakeDrivers) newDriver() (core.Driver, error) {
 	f.mu.Lock()
 	f.drivers = append(f.drivers, d)
 	f.mu.Unlock()
+	if f.wrap != nil {
+		return f.wrap(d), nil
+	}
 	return d, nil
 }
 

@@ -42,6 +42,14 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/schedulers/internal/park"
+	"github.com/weftrt/weft/schedulers/internal/runq"
+)
+
+// The ring geometry of the kit's run queue.
+const (
+	capacity = runq.Capacity
+	half     = runq.Half
 )
 
 // pool builds an n-worker scheduler without starting its workers, so the
@@ -78,15 +86,15 @@ func tasks(n int) []*core.Task {
 func fill(t *testing.T, w *worker, ts []*core.Task) {
 	t.Helper()
 	for _, x := range ts {
-		res, _ := w.rq.push(x, w.s)
-		require.Equal(t, pushed, res)
+		res, _ := w.rq.Push(x, w.s.overflow())
+		require.Equal(t, runq.Queued, res)
 	}
 }
 
 // drain pops every task of w's run queue.
 func drain(w *worker) []*core.Task {
 	var out []*core.Task
-	for x := w.rq.pop(); x != nil; x = w.rq.pop() {
+	for x := w.rq.Pop(); x != nil; x = w.rq.Pop() {
 		out = append(out, x)
 	}
 	return out
@@ -96,29 +104,16 @@ func drain(w *worker) []*core.Task {
 func pushGlobal(t *testing.T, s *Scheduler, ts []*core.Task) {
 	t.Helper()
 	for _, x := range ts {
-		require.True(t, s.global.push(x))
+		require.True(t, s.global.Push(x))
 	}
 }
 
-// holdClaim makes the claim a thief holds while it copies: real moves n
-// forward, steal stays. It returns the first claimed position.
-func holdClaim(t *testing.T, q *runQueue, n uint32) uint32 {
+// holdClaim makes the claim a thief holds while it copies, of n tasks.
+func holdClaim(t *testing.T, q *runq.Queue, n int) runq.Claim {
 	t.Helper()
-	first, got := q.claim(n)
-	require.Equal(t, n, got, "the claim takes what the test asks for")
-	return first
-}
-
-// finishClaim copies the claimed tasks out and releases the claim.
-func finishClaim(q *runQueue, first, n uint32) []*core.Task {
-	out := make([]*core.Task, n)
-	for i := range out {
-		s := (first + uint32(i)) & mask
-		out[i] = q.buf[s]
-		q.buf[s] = nil
-	}
-	q.release(first)
-	return out
+	c := q.HoldClaim(n)
+	require.Equal(t, n, c.Len(), "the claim takes what the test asks for")
+	return c
 }
 
 func TestTakeMovesABoundedShareOfTheGlobalQueue(t *testing.T) {
@@ -128,11 +123,11 @@ func TestTakeMovesABoundedShareOfTheGlobalQueue(t *testing.T) {
 		ts := tasks(c.queued)
 		pushGlobal(t, s, ts)
 
-		moved := []*core.Task{s.global.take(&w.rq)}
+		moved := []*core.Task{s.global.Take(&w.rq, c.workers)}
 		moved = append(moved, drain(w)...)
 		require.Len(t, moved, c.taken, "workers=%d queued=%d", c.workers, c.queued)
 		assert.Equal(t, ts[:c.taken], moved, "a take keeps FIFO order")
-		assert.Equal(t, c.queued-c.taken, s.global.len(), "the mirror follows the take")
+		assert.Equal(t, c.queued-c.taken, s.global.Len(), "the mirror follows the take")
 	}
 }
 
@@ -143,8 +138,8 @@ func TestTakeFillsTheRunQueueAtMostToHalf(t *testing.T) {
 		fill(t, w, tasks(held))
 		pushGlobal(t, s, tasks(300))
 
-		require.NotNil(t, s.global.take(&w.rq))
-		moved := w.rq.len() - held + 1
+		require.NotNil(t, s.global.Take(&w.rq, 1))
+		moved := w.rq.Len() - held + 1
 		assert.Equal(t, max(half-held, 0)+1, moved,
 			"a take into a run queue holding %d fills it to half and returns one more", held)
 	}
@@ -154,19 +149,19 @@ func TestTakeLeavesTheSlotsOfAHeldClaimAlone(t *testing.T) {
 	s := pool(t, 2)
 	w := s.workers[0]
 	fill(t, w, tasks(capacity))
-	first := holdClaim(t, &w.rq, half)
+	c := holdClaim(t, &w.rq, half)
 	drain(w)
-	require.Equal(t, 0, w.rq.room(), "a held claim keeps its slots and those popped past it")
+	require.Equal(t, 0, w.rq.Room(), "a held claim keeps its slots and those popped past it")
 	pushGlobal(t, s, tasks(200))
 
-	require.NotNil(t, s.global.take(&w.rq))
-	assert.Equal(t, 0, w.rq.len(), "no room: the take returns one task and queues none")
+	require.NotNil(t, s.global.Take(&w.rq, len(s.workers)))
+	assert.Equal(t, 0, w.rq.Len(), "no room: the take returns one task and queues none")
 
 	// Released, the claim's slots are free again, and a take queues the
 	// rest of an even split of the 199 left.
-	finishClaim(&w.rq, first, half)
-	require.NotNil(t, s.global.take(&w.rq))
-	assert.Equal(t, 199/2+1, w.rq.len()+1)
+	c.Finish()
+	require.NotNil(t, s.global.Take(&w.rq, len(s.workers)))
+	assert.Equal(t, 199/2+1, w.rq.Len()+1)
 }
 
 func TestClosedGlobalQueueRefusesPushesAndShutsDownItsTasks(t *testing.T) {
@@ -176,13 +171,13 @@ func TestClosedGlobalQueueRefusesPushesAndShutsDownItsTasks(t *testing.T) {
 	assert.False(t, queued.IsComplete())
 
 	s.close()
-	assert.True(t, s.global.isEmpty())
+	assert.True(t, s.global.IsEmpty())
 	assert.True(t, queued.IsComplete(), "closing shuts down what the queue held")
 
 	late := task()
 	s.pushGlobal(late)
 	assert.True(t, late.IsComplete(), "a push into the closed queue shuts the task down")
-	assert.True(t, s.global.isEmpty())
+	assert.True(t, s.global.IsEmpty())
 }
 
 func TestFullRunQueueMovesItsNewestHalfToTheGlobalQueue(t *testing.T) {
@@ -192,10 +187,10 @@ func TestFullRunQueueMovesItsNewestHalfToTheGlobalQueue(t *testing.T) {
 	for _, x := range ts {
 		w.push(x)
 	}
-	require.Equal(t, half, w.rq.len())
+	require.Equal(t, half, w.rq.Len())
 	assert.Equal(t, ts[:half], drain(w), "the oldest half stays, in order")
 	var global []*core.Task
-	for x := s.global.pop(); x != nil; x = s.global.pop() {
+	for x := s.global.Pop(); x != nil; x = s.global.Pop() {
 		global = append(global, x)
 	}
 	assert.Equal(t, ts[half:], global, "the newest half, then the new task, in order")
@@ -206,7 +201,7 @@ func TestFullRunQueueMovesItsNewestHalfToTheGlobalQueue(t *testing.T) {
 	for _, x := range ts {
 		w.push(x)
 	}
-	require.Equal(t, half, w.rq.len())
+	require.Equal(t, half, w.rq.Len())
 	for _, x := range ts[:half] {
 		assert.False(t, x.IsComplete())
 	}
@@ -220,22 +215,22 @@ func TestFullRunQueueUnderAClaimMovesOnlyTheNewTask(t *testing.T) {
 		s := pool(t, 2)
 		w := s.workers[0]
 		fill(t, w, tasks(capacity))
-		first := holdClaim(t, &w.rq, half)
+		c := holdClaim(t, &w.rq, half)
 		if !open {
 			s.close()
 		}
 
 		x := task()
-		res, _ := w.rq.push(x, s)
-		assert.Equal(t, claimed, res)
-		assert.Equal(t, capacity-half, w.rq.len())
+		res, _ := w.rq.Push(x, s.overflow())
+		assert.Equal(t, runq.OverflowedAroundClaim, res)
+		assert.Equal(t, capacity-half, w.rq.Len())
 		if open {
-			assert.Same(t, x, s.global.pop())
+			assert.Same(t, x, s.global.Pop())
 		} else {
 			assert.True(t, x.IsComplete(), "the closed queue refuses it")
 		}
-		assert.Nil(t, s.global.pop())
-		finishClaim(&w.rq, first, half)
+		assert.Nil(t, s.global.Pop())
+		c.Finish()
 	}
 }
 
@@ -249,7 +244,7 @@ func TestSearchStealsHalfOfAnotherRunQueueAndLeavesALoneTask(t *testing.T) {
 	// the thief's run queue.
 	assert.Same(t, ts[0], zero.search())
 	assert.Equal(t, []*core.Task{ts[1]}, drain(zero))
-	assert.Equal(t, 3, two.rq.len())
+	assert.Equal(t, 3, two.rq.Len())
 	// At most half the pool (here one worker) searches at once.
 	assert.Nil(t, one.search(), "a second searcher of three workers is refused")
 	zero.searching = false
@@ -257,10 +252,10 @@ func TestSearchStealsHalfOfAnotherRunQueueAndLeavesALoneTask(t *testing.T) {
 
 	// Of the three left, a second search takes one.
 	assert.Same(t, ts[2], one.search())
-	assert.Same(t, ts[3], two.rq.pop())
+	assert.Same(t, ts[3], two.rq.Pop())
 	// A lone task stays with its worker.
 	assert.Nil(t, one.search())
-	assert.Equal(t, 1, two.rq.len())
+	assert.Equal(t, 1, two.rq.Len())
 	assert.Equal(t, int32(1), s.idle.searching.Load(), "the thief still counts as searching")
 }
 
@@ -271,15 +266,16 @@ func TestOnlyAOneWorkerPoolHasAnExclusiveRunQueue(t *testing.T) {
 	}{{1, true}, {2, false}} {
 		s := pool(t, c.workers)
 		w := s.workers[0]
-		assert.Equal(t, c.exclusive, w.rq.exclusive)
+		assert.Equal(t, c.exclusive, w.rq.Exclusive())
 		fill(t, w, tasks(2))
-		var thief runQueue
-		steal := func() { w.rq.stealInto(&thief) }
+		var thief runq.Queue
+		var took int
+		steal := func() { _, took = w.rq.StealInto(&thief, split) }
 		if c.exclusive {
 			assert.Panics(t, steal, "an exclusive run queue refuses thieves")
 		} else {
 			assert.NotPanics(t, steal)
-			assert.Equal(t, 1, thief.len())
+			assert.Equal(t, 1, took)
 		}
 	}
 }
@@ -287,18 +283,17 @@ func TestOnlyAOneWorkerPoolHasAnExclusiveRunQueue(t *testing.T) {
 func TestCloseUnparksEveryWorkerOnce(t *testing.T) {
 	s := pool(t, 3)
 	for _, w := range s.workers {
-		require.Equal(t, parkAwake, w.parker.state.Load())
+		require.Equal(t, park.Empty, w.parker.State())
 	}
 	s.close()
 	for i, w := range s.workers {
-		assert.Equal(t, parkNotified, w.parker.state.Load(), "worker %d", i)
-		// One pending notification: the next sleep returns at once, the
-		// one after it would sleep.
-		assert.True(t, w.parker.consume())
-		assert.False(t, w.parker.consume())
+		assert.Equal(t, park.Notified, w.parker.State(), "worker %d", i)
+		// One pending notification: the next park returns at once, the
+		// one after it would park.
+		assert.True(t, w.parker.Consume())
+		assert.False(t, w.parker.Consume())
 	}
-	_, first := s.global.close()
-	assert.False(t, first, "closing again changes nothing")
+	assert.False(t, s.global.Close(), "closing again changes nothing")
 }
 
 // blocked is how long a test watches for a goroutine that must stay

@@ -1,12 +1,13 @@
 package percore
 
 import (
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
 
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/schedulers/internal/globalq"
+	"github.com/weftrt/weft/schedulers/internal/module"
 )
 
 // Scheduler is the thread-per-core scheduler. Create it with New; it
@@ -24,20 +25,19 @@ type Scheduler struct {
 	// rr spreads the idle worker a notifier wakes.
 	rr atomic.Uint32
 
-	// The global queue's lock and length are written by every remote
-	// spawn; the padding keeps them off the lines read every tick.
-	_      [64]byte
-	global globalQueue
-	_      [64]byte
+	// global is the pool-wide queue: remote spawns, spawns that leave a
+	// busy worker, wakes whose owner can no longer take them, and the
+	// newest half of full run queues.
+	global globalq.Queue
 
 	// closed is set by close, after the task set and the global queue
-	// closed; workers load it every tick and after every sleep.
+	// closed; workers load it every tick and after every park.
 	closed     atomic.Bool
 	shutdownCh chan struct{}
 	closeOnce  sync.Once
 	barrier    barrier
 
-	// timerHolder is the index of the worker asleep with the timers'
+	// timerHolder is the index of the worker parked with the timers'
 	// next deadline as its timeout, -1 if none. core.Time's unpark
 	// function wakes it when an earlier deadline is armed.
 	timerHolder atomic.Int32
@@ -81,11 +81,8 @@ func (e *WorkerError) Unwrap() error { return e.Err }
 // worker runs, or with the first startup error once the workers already
 // started have stopped and their drivers are closed.
 func New(cfg Config, p core.SchedulerParams) (*Scheduler, error) {
-	if err := cfg.Validate(); err != nil {
+	if err := module.Check("percore", &cfg, p); err != nil {
 		return nil, err
-	}
-	if p.Tasks == nil {
-		return nil, errors.New("percore: SchedulerParams.Tasks is nil")
 	}
 	s := build(cfg, p)
 	if cfg.Pin {
@@ -122,7 +119,6 @@ func build(cfg Config, p core.SchedulerParams) *Scheduler {
 		shutdownCh: make(chan struct{}),
 		roots:      map[*core.Task]struct{}{},
 	}
-	s.global.workers = n
 	s.barrier.cond.L = &s.barrier.mu
 	s.timerHolder.Store(-1)
 	if s.timers {
@@ -178,7 +174,7 @@ func (s *Scheduler) Spawn(t *core.Task, from core.Worker) error {
 	if err := s.tasks.Bind(t); err != nil {
 		return err
 	}
-	if w != nil && (len(s.workers) == 1 || w.rq.len() == 0) {
+	if w != nil && (len(s.workers) == 1 || w.rq.Len() == 0) {
 		w.pushLocal(t)
 		return nil
 	}
@@ -219,10 +215,8 @@ func (s *Scheduler) schedule(t *core.Task, owner *worker, from core.Worker) {
 		w.pushLocal(t)
 		return
 	}
-	if owner.mb.push(t) {
-		// Counted by the sender; Metrics' loads pair with it.
-		owner.pub.remote.Add(1)
-		owner.parker.unpark()
+	if owner.mb.Push(t) {
+		owner.parker.Unpark()
 		return
 	}
 	s.pushGlobal(t)
@@ -231,21 +225,29 @@ func (s *Scheduler) schedule(t *core.Task, owner *worker, from core.Worker) {
 // pushGlobal queues t on the global queue and wakes an idle worker, or shuts
 // t down once the queue is closed.
 func (s *Scheduler) pushGlobal(t *core.Task) {
-	if !s.global.push(t) {
-		t.Shutdown()
-		return
+	if s.global.PushOrShutdown(t) {
+		s.notify()
 	}
-	s.notify()
 }
 
-// pushOne implements sink for run queue overflows.
-func (s *Scheduler) pushOne(t *core.Task) { s.pushGlobal(t) }
+// globalOverflow is the scheduler seen as the runq.Overflow of its
+// workers' run queues: what a full run queue moves out goes to the global
+// queue, and an idle worker is woken for it.
+type globalOverflow Scheduler
 
-// pushBatch implements sink for run queue overflows: one lock for the
-// batch, one notification.
-func (s *Scheduler) pushBatch(b *core.TaskQueue) {
-	if !s.global.pushAll(b) {
-		shutdownAll(b)
+// overflow returns s as the overflow of its run queues.
+func (s *Scheduler) overflow() *globalOverflow { return (*globalOverflow)(s) }
+
+// OverflowOne implements runq.Overflow: t goes to the global queue, or is
+// shut down once that is closed.
+func (o *globalOverflow) OverflowOne(t *core.Task) { (*Scheduler)(o).pushGlobal(t) }
+
+// OverflowBatch implements runq.Overflow: one lock for the batch, one
+// notification, or every task shut down once the global queue is closed.
+func (o *globalOverflow) OverflowBatch(b *core.TaskQueue) {
+	s := (*Scheduler)(o)
+	if !s.global.PushBatch(b) {
+		globalq.ShutdownAll(b)
 		return
 	}
 	s.notify()
@@ -261,15 +263,15 @@ func (s *Scheduler) notify() {
 		return
 	}
 	if i := d.pick(int(s.rr.Add(1)) % len(s.workers)); i >= 0 {
-		s.workers[i].parker.unpark()
+		s.workers[i].parker.Unpark()
 	}
 }
 
-// unparkTimerHolder wakes the worker asleep until the timers' next
+// unparkTimerHolder wakes the worker parked until the timers' next
 // deadline. core.Time calls it when an earlier deadline is armed.
 func (s *Scheduler) unparkTimerHolder() {
 	if h := s.timerHolder.Load(); h >= 0 {
-		s.workers[h].parker.unpark()
+		s.workers[h].parker.Unpark()
 	}
 }
 
@@ -277,7 +279,7 @@ func (s *Scheduler) unparkTimerHolder() {
 // deadline and fires what is due, if the whole pool is idle: every worker
 // has published itself idle (or failed) and every queue and mailbox is
 // empty. It reports whether it moved the clock. The last worker to go idle
-// always makes this check, so an idle pool with armed timers never sleeps
+// always makes this check, so an idle pool with armed timers never parks
 // on virtual time.
 func (s *Scheduler) tryAutoAdvance() bool {
 	if !s.timers || !s.p.Time.CanAutoAdvance() {
@@ -295,11 +297,11 @@ func (s *Scheduler) tryAutoAdvance() bool {
 // idle set is read before the queues: a worker empties its queues before
 // it publishes its bit.
 func (s *Scheduler) quiescent() bool {
-	if s.closed.Load() || !s.idle.allIdle() || !s.global.isEmpty() {
+	if s.closed.Load() || !s.idle.allIdle() || !s.global.IsEmpty() {
 		return false
 	}
 	for _, w := range s.workers {
-		if w.rq.len() != 0 || !w.mb.isEmpty() {
+		if w.rq.Len() != 0 || !w.mb.IsEmpty() {
 			return false
 		}
 	}
@@ -359,15 +361,20 @@ func (s *Scheduler) isRoot(t *core.Task) bool {
 // to fail calls it: no worker polls any more, so no root is running.
 func (s *Scheduler) rejectRoots() {
 	f := s.failure.Load()
+	for _, r := range s.rootList() {
+		r.Reject(f)
+	}
+}
+
+// rootList returns the roots of the running BlockOn calls (a snapshot).
+func (s *Scheduler) rootList() []*core.Task {
 	s.rootsMu.Lock()
+	defer s.rootsMu.Unlock()
 	roots := make([]*core.Task, 0, len(s.roots))
 	for r := range s.roots {
 		roots = append(roots, r)
 	}
-	s.rootsMu.Unlock()
-	for _, r := range roots {
-		r.Reject(f)
-	}
+	return roots
 }
 
 // Failure returns the first worker failure, or nil.
@@ -391,7 +398,7 @@ func (s *Scheduler) fail(w *worker, err error) {
 	s.rootsMu.Unlock()
 	if first {
 		s.deliver.Store(true)
-		s.workers[0].parker.unpark()
+		s.workers[0].parker.Unpark()
 	}
 }
 
@@ -404,13 +411,7 @@ func (s *Scheduler) deliverFailure() {
 	if !s.deliver.CompareAndSwap(true, false) {
 		return
 	}
-	s.rootsMu.Lock()
-	roots := make([]*core.Task, 0, len(s.roots))
-	for r := range s.roots {
-		roots = append(roots, r)
-	}
-	s.rootsMu.Unlock()
-	for _, r := range roots {
+	for _, r := range s.rootList() {
 		r.Wake()
 	}
 }
@@ -449,13 +450,15 @@ func (s *Scheduler) Shutdown() {
 // every worker.
 func (s *Scheduler) close() {
 	s.tasks.Close()
-	rest, _ := s.global.close()
+	s.global.Close()
+	var rest core.TaskQueue
+	s.global.TakeAll(&rest)
 	s.closed.Store(true)
 	s.barrier.markClosed()
 	for _, w := range s.workers {
-		w.parker.unpark()
+		w.parker.Unpark()
 	}
-	shutdownAll(&rest)
+	globalq.ShutdownAll(&rest)
 }
 
 // onWorkerGoroutine reports whether the caller is one of the workers.

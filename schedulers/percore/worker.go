@@ -8,7 +8,16 @@ import (
 	"time"
 
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/schedulers/internal/deferred"
+	"github.com/weftrt/weft/schedulers/internal/globalq"
+	"github.com/weftrt/weft/schedulers/internal/metrics"
+	"github.com/weftrt/weft/schedulers/internal/park"
+	"github.com/weftrt/weft/schedulers/internal/runq"
 )
+
+// split is how a percore thief divides a backlog: half, rounded down, so
+// a lone task stays with its worker.
+const split = runq.HalfDown
 
 // worker is one worker of the pool: what other goroutines reach (its run
 // queue's shared end, its mailbox, its parker, its published counters) and
@@ -22,29 +31,37 @@ type worker struct {
 	// home is the worker seen as a core.Scheduler: tasks the worker owns
 	// are bound to it, so a wake finds the owner without a lookup.
 	home   *home
-	parker *parker
+	parker *park.Parker
 	driver core.Driver
 	goid   atomic.Uint64
 	done   chan struct{}
-	pub    published
-	mb     mailbox
-	rq     runQueue
+	pub    metrics.Published
+	// mb is the worker's mailbox: how the rest of the world hands the
+	// worker the tasks it owns, a wake from outside the pool (a driver, a
+	// timer, another goroutine) of a task the worker last polled. A
+	// globalq.Queue, so the worker's per-tick "anything for me?" costs one
+	// load of its length mirror. After pushing, the sender unparks the
+	// worker (park.Parker.Unpark), whose state machine makes the wake
+	// impossible to lose whether the worker is running, deciding to park,
+	// or parked in its driver. The mailbox closes when its worker fails or
+	// reaches the end of its shutdown; a closed mailbox refuses tasks, and
+	// the sender routes them to the global queue instead (or shuts them
+	// down once that is closed too). Its Pushes are the worker's remote
+	// schedules.
+	mb globalq.Queue
+	rq runq.Queue
 
 	// Owned by the worker's goroutine.
 	cx                      *core.Context
 	untilGlobal, untilEvent uint32
 	// searching: counted in the idle set's searching count.
 	searching bool
-	rng       uint64
+	rng       runq.Rand
 	// deferred holds the wakers of yields, woken after the next driver and
-	// timer poll; spare is the other buffer of the pair.
-	deferred, spare []core.Waker
-	// wakingDeferred collects the tasks woken by wakeDeferred in woken, to
-	// queue them after the whole batch.
-	wakingDeferred bool
-	woken          core.TaskQueue
-	stats          counters
-	exhausted      uint64
+	// timer poll; the tasks they wake are collected and queued after the
+	// whole batch.
+	deferred deferred.Wakers
+	stats    metrics.Counters
 }
 
 // home is a worker seen as the core.Scheduler its tasks are bound to (see
@@ -64,13 +81,15 @@ func (h *home) BlockOn(root *core.Task, done <-chan struct{}) { h.w.s.BlockOn(ro
 func (h *home) Shutdown() { h.w.s.Shutdown() }
 
 func newWorker(s *Scheduler, i int) *worker {
-	w := &worker{s: s, index: i, parker: newParker(), done: make(chan struct{})}
+	w := &worker{s: s, index: i, parker: park.New(), done: make(chan struct{})}
 	w.home = &home{w: w}
-	w.rq.exclusive = len(s.workers) == 1
+	if len(s.workers) == 1 {
+		w.rq.SetExclusive()
+	}
 	w.cx = core.NewWorkerContext(w)
 	w.untilGlobal = uint32(s.cfg.GlobalQueueInterval)
 	w.untilEvent = uint32(s.cfg.EventInterval)
-	w.rng = (uint64(time.Now().UnixNano()) ^ uint64(i+1)*0x9E3779B97F4A7C15) | 1
+	w.rng.Seed(uint64(time.Now().UnixNano()), i)
 	return w
 }
 
@@ -79,7 +98,7 @@ func (w *worker) Scheduler() core.Scheduler { return w.s }
 
 // Defer implements core.Worker: wk is woken after the worker next polls its
 // driver and the timers.
-func (w *worker) Defer(wk core.Waker) { w.deferred = append(w.deferred, wk) }
+func (w *worker) Defer(wk core.Waker) { w.deferred.Add(wk) }
 
 // Driver implements core.Worker: the worker's own driver.
 func (w *worker) Driver() core.Driver { return w.driver }
@@ -147,7 +166,12 @@ func (w *worker) start() error {
 			return fmt.Errorf("percore: creating the driver of worker %d: %w", w.index, err)
 		}
 		w.driver = d
-		w.parker.setDriver(d)
+		w.parker.SetDriver(d)
+		if q, ok := d.(core.QuiescentDriver); ok {
+			// Moves the worker into its driver when I/O is registered
+			// while it is parked off it (see park.Parker.Park).
+			q.OnActive(w.parker.Activate)
+		}
 	}
 	return nil
 }
@@ -178,7 +202,7 @@ func (w *worker) run() error {
 			w.untilEvent = uint32(s.cfg.EventInterval)
 			// I/O, timers and yielded tasks get a turn however busy the
 			// worker is.
-			if err := w.poll(); err != nil {
+			if err := w.maintenance(); err != nil {
 				return err
 			}
 		}
@@ -200,27 +224,27 @@ func (w *worker) run() error {
 // queue (ahead of the run queue every global_queue_interval ticks), or nil.
 func (w *worker) next() *core.Task {
 	s := w.s
-	if !w.mb.isEmpty() {
+	if !w.mb.IsEmpty() {
 		w.drainMailbox()
 	}
 	if w.untilGlobal--; w.untilGlobal == 0 {
 		w.untilGlobal = uint32(s.cfg.GlobalQueueInterval)
-		if t := s.global.take(&w.rq); t != nil {
+		if t := s.global.Take(&w.rq, len(s.workers)); t != nil {
 			return t
 		}
 	}
-	if t := w.rq.pop(); t != nil {
+	if t := w.rq.Pop(); t != nil {
 		return t
 	}
-	return s.global.take(&w.rq)
+	return s.global.Take(&w.rq, len(s.workers))
 }
 
 // idle is called with nothing to run: it runs the tasks that yielded
 // (after a driver poll), steals, or parks. It returns a task to run, or nil
 // to go round the loop again.
 func (w *worker) idle() (*core.Task, error) {
-	if len(w.deferred) > 0 {
-		return nil, w.poll()
+	if w.deferred.Len() > 0 {
+		return nil, w.maintenance()
 	}
 	if len(w.s.workers) > 1 {
 		if t := w.search(); t != nil {
@@ -242,16 +266,18 @@ func (w *worker) search() *core.Task {
 		w.searching = true
 	}
 	n := len(s.workers)
-	start := w.randN(n)
+	start := w.rng.N(n)
 	for k := 0; k < n; k++ {
 		v := s.workers[(start+k)%n]
 		if v == w {
 			continue
 		}
-		if got := v.rq.stealInto(&w.rq); got > 0 {
-			w.stats.steals++
-			w.stats.stolen += uint64(got)
-			return w.rq.pop()
+		// The oldest task taken runs now, the others wait in our run
+		// queue.
+		if t, got := v.rq.StealInto(&w.rq, split); t != nil {
+			w.stats.Steals++
+			w.stats.StolenTasks += uint64(got)
+			return t
 		}
 	}
 	return nil
@@ -285,7 +311,7 @@ func (w *worker) runTask(t *core.Task) {
 		t.Bind(w.home)
 	}
 	w.cx.ResetBudget()
-	w.stats.polls++
+	w.stats.Polls++
 	if t.Run(w.cx) {
 		w.pushLocal(t)
 	}
@@ -295,9 +321,9 @@ func (w *worker) runTask(t *core.Task) {
 // newest half to the global queue when it is full, and offers a backlog of
 // two or more to an idle worker.
 func (w *worker) pushLocal(t *core.Task) {
-	w.stats.local++
-	if w.wakingDeferred {
-		w.woken.Push(t)
+	w.stats.LocalSchedules++
+	if w.deferred.Waking() {
+		w.deferred.Collect(t)
 		return
 	}
 	w.push(t)
@@ -305,31 +331,31 @@ func (w *worker) pushLocal(t *core.Task) {
 
 func (w *worker) push(t *core.Task) {
 	s := w.s
-	switch res, n := w.rq.push(t, s); res {
-	case pushed:
-		if n >= stealable && len(s.workers) > 1 {
+	switch res, n := w.rq.Push(t, s.overflow()); res {
+	case runq.Queued:
+		if n >= split.Min() && len(s.workers) > 1 {
 			s.notify()
 		}
 	default:
-		w.stats.overflows++
+		w.stats.Overflows++
 	}
 }
 
 // drainMailbox moves the mailbox's tasks to the back of the run queue.
 func (w *worker) drainMailbox() {
 	var b core.TaskQueue
-	w.mb.takeAll(&b)
+	w.mb.TakeAll(&b)
 	for t := b.Pop(); t != nil; t = b.Pop() {
 		w.push(t)
 	}
 }
 
-// poll polls the driver without blocking, fires due timers, wakes the
-// tasks that yielded and publishes the counters. It returns the driver's
-// Park error.
-func (w *worker) poll() error {
+// maintenance polls the driver without blocking, fires due timers, wakes
+// the tasks that yielded and publishes the counters. It returns the
+// driver's Park error.
+func (w *worker) maintenance() error {
 	var err error
-	if w.driver != nil && !w.parker.driverIdle() {
+	if w.driver != nil && !w.parker.DriverQuiescent() {
 		err = w.driver.Park(0)
 	}
 	if w.s.timers {
@@ -343,26 +369,15 @@ func (w *worker) poll() error {
 // wakeDeferred wakes the wakers deferred by yields: tasks go to the back of
 // this worker's run queue, in one batch.
 func (w *worker) wakeDeferred() {
-	if len(w.deferred) == 0 {
-		return
-	}
-	d := w.deferred
-	w.deferred = w.spare[:0]
-	w.wakingDeferred = true
-	for i, wk := range d {
-		w.cx.Wake(wk)
-		d[i] = nil
-	}
-	w.wakingDeferred = false
-	w.spare = d[:0]
-	for t := w.woken.Pop(); t != nil; t = w.woken.Pop() {
+	woken := w.deferred.WakeAll(w.cx)
+	for t := woken.Pop(); t != nil; t = woken.Pop() {
 		w.push(t)
 	}
 }
 
 // park waits for work. The worker publishes itself idle, stops searching,
 // then takes a last look at every queue (see idle for why that order
-// loses no work) and sleeps if it finds nothing, in its driver, with the
+// loses no work) and parks if it finds nothing, in its driver, with the
 // timers' next deadline as its timeout if it holds the timers. After each
 // wake it looks again; a notifier that picked it has cleared its bit and
 // counted it as searching.
@@ -384,10 +399,10 @@ func (w *worker) park() error {
 			// look again.
 			continue
 		}
-		w.stats.parks++
+		w.stats.Parks++
 		w.publish()
-		err = w.sleep()
-		w.stats.unparks++
+		err = w.parkWithTimers()
+		w.stats.Unparks++
 		if err != nil || !s.idle.isIdle(w.index) {
 			break
 		}
@@ -400,49 +415,45 @@ func (w *worker) park() error {
 	return err
 }
 
-// hasWork is the last look before a sleep: anything in the mailbox, the
+// hasWork is the last look before a park: anything in the mailbox, the
 // global queue or another worker's run queue, a failure to deliver, or the
 // pool closing.
 func (w *worker) hasWork() bool {
 	s := w.s
-	if s.closed.Load() || !w.mb.isEmpty() || !s.global.isEmpty() || w.rq.len() != 0 {
+	if s.closed.Load() || !w.mb.IsEmpty() || !s.global.IsEmpty() || w.rq.Len() != 0 {
 		return true
 	}
 	if w.index == 0 && s.deliver.Load() {
 		return true
 	}
 	for _, v := range s.workers {
-		if v != w && v.rq.isStealable() {
+		if v != w && v.rq.HasStealable(split) {
 			return true
 		}
 	}
 	return false
 }
 
-// sleep sleeps in the worker's driver (or on its parker) until unparked,
-// an I/O event, or, when it takes the free timer slot, the timers' next
-// deadline; then fires the due timers.
+// parkWithTimers parks in the worker's driver (or off it, see
+// park.Parker.Park) until unparked, an I/O event, or, when it takes the
+// free timer slot, the timers' next deadline; then fires the due timers.
 //
-// The timer holder publishes the instant it sleeps until
-// (core.Time.Parking), so a task arming an earlier deadline on another
-// goroutine unparks it to recompute. With an auto-advancing virtual clock
-// it sleeps without a bound: a virtual deadline is reached by advancing
-// the clock once the pool is idle, never by waiting.
-func (w *worker) sleep() error {
+// The timer holder publishes the instant it parks until (park.Deadline),
+// so a task arming an earlier deadline on another goroutine unparks it to
+// recompute. With an auto-advancing virtual clock it parks without a
+// bound: a virtual deadline is reached by advancing the clock once the
+// pool is idle, never by waiting.
+func (w *worker) parkWithTimers() error {
 	s := w.s
 	timeout := time.Duration(-1)
 	holder := false
 	if s.timers && s.timerHolder.CompareAndSwap(-1, int32(w.index)) {
-		// The holder is published before Parking publishes the instant, so
-		// an armer that sees the instant finds the holder.
+		// The holder is published before Deadline publishes the instant,
+		// so an armer that sees the instant finds the holder.
 		holder = true
-		virtual := s.p.Time.CanAutoAdvance()
-		timeout = s.p.Time.Parking(-1)
-		if virtual {
-			timeout = -1
-		}
+		timeout = park.Deadline(s.p.Time, -1)
 	}
-	err := w.parker.sleep(timeout)
+	err := w.parker.Park(timeout)
 	if holder {
 		s.p.Time.Unparked()
 		s.timerHolder.Store(-1)
@@ -467,14 +478,13 @@ func (w *worker) degrade() {
 		}
 	}
 	var b core.TaskQueue
-	w.mb.close(&b)
-	for t := w.rq.pop(); t != nil; t = w.rq.pop() {
+	w.mb.Close()
+	w.mb.TakeAll(&b)
+	for t := w.rq.Pop(); t != nil; t = w.rq.Pop() {
 		b.Push(t)
 	}
-	s.pushBatch(&b)
-	d := w.deferred
-	w.deferred = nil
-	for _, wk := range d {
+	s.overflow().OverflowBatch(&b)
+	for _, wk := range w.deferred.Take() {
 		// A plain wake: to the owner's mailbox, ours is closed, so to the
 		// global queue.
 		wk.Wake()
@@ -498,33 +508,24 @@ func (w *worker) degrade() {
 // with tasks, then close its mailbox and its driver.
 func (w *worker) cleanup() {
 	s := w.s
-	for t := w.rq.pop(); t != nil; t = w.rq.pop() {
+	for t := w.rq.Pop(); t != nil; t = w.rq.Pop() {
 		t.Shutdown()
 	}
 	var b core.TaskQueue
-	w.mb.takeAll(&b)
-	shutdownAll(&b)
-	w.deferred = nil
+	w.mb.TakeAll(&b)
+	globalq.ShutdownAll(&b)
+	w.deferred.Drop()
 	s.tasks.ShutdownAll(w.index)
 	w.publish()
 	s.barrier.finish()
 	// Nobody polls or drops a task any more: the mailbox and the driver
 	// may go.
-	w.mb.close(&b)
-	shutdownAll(&b)
+	w.mb.Close()
+	w.mb.TakeAll(&b)
+	globalq.ShutdownAll(&b)
 	if w.driver != nil {
 		if err := w.driver.Close(); err != nil {
 			s.logErr(fmt.Sprintf("percore: closing the driver of worker %d", w.index), err)
 		}
 	}
-}
-
-// randN returns a pseudo-random number in [0, n) (xorshift64*).
-func (w *worker) randN(n int) int {
-	x := w.rng
-	x ^= x >> 12
-	x ^= x << 25
-	x ^= x >> 27
-	w.rng = x
-	return int(((x * 0x2545F4914F6CDD1D) >> 32) * uint64(n) >> 32)
 }
