@@ -57,7 +57,7 @@ func TestAnIntervalBeyondTheTickCounterIsRejected(t *testing.T) {
 	errs := configErrors(t, (&currentthread.Config{EventInterval: tooBig, GlobalQueueInterval: math.MaxInt}).Validate())
 	require.Len(t, errs, 2)
 	for _, e := range errs {
-		assert.True(t, strings.HasPrefix(e.Problem, "must be at most 4294967295 (the tick counter has 32 bits)"), e.Problem)
+		assert.True(t, strings.HasPrefix(e.Problem, "must be at most 4294967295 (a worker counts ticks in 32 bits)"), e.Problem)
 	}
 	assert.NoError(t, (&currentthread.Config{EventInterval: tooBig - 1, GlobalQueueInterval: 1}).Validate())
 }

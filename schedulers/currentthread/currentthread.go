@@ -5,13 +5,14 @@
 //
 // # Queues
 //
-// Two FIFO queues hold runnable tasks. The local queue is touched only by the
+// Two FIFO queues hold runnable tasks. The run queue is touched only by the
 // goroutine that owns the scheduler's core (the one inside BlockOn), without
-// a lock: tasks spawned or woken from inside a task go there. The injection
-// queue takes tasks from any other goroutine under a mutex, with an atomic
-// length mirror so the owner's common "is it empty?" check takes no lock.
-// Every GlobalQueueInterval ticks (31 by default) the owner looks at the
-// injection queue first, so remote work cannot starve behind local work.
+// a lock: tasks spawned or woken from inside a task go there. The global
+// queue (globalq.Queue, from the scheduler kit in schedulers/internal)
+// takes tasks from any other goroutine under a mutex, with an atomic length
+// mirror so the owner's common "is it empty?" check takes no lock. Every
+// GlobalQueueInterval ticks (31 by default) the owner looks at the global
+// queue first, so remote work cannot starve behind local work.
 //
 // # Driver, timers and parking
 //
@@ -20,14 +21,15 @@
 // tasks. With nothing to run it parks: on the driver when the runtime has
 // one, otherwise on a notification, for at most the time left until the next
 // timer deadline. With an auto-advancing virtual clock it moves the clock to
-// the next deadline instead of sleeping.
+// the next deadline instead of parking.
 //
 // A remote wake must unpark a parked owner, and must not pay for a system
 // call when the owner is busy. The owner stores parked=true and then checks
-// the injection queue's length; a waker stores the new length and then
-// loads parked. Both are sequentially consistent atomics, so at least one of
-// the two sees the other: either the owner finds the task or the waker
-// unparks it.
+// the global queue's length; a waker stores the new length (globalq.Queue
+// stores its length mirror under its lock, on every push) and then loads
+// parked. Both are sequentially consistent atomics, so at least one of the
+// two sees the other: either the owner finds the task or the waker unparks
+// it.
 //
 // # Several BlockOn callers
 //
@@ -37,21 +39,23 @@
 //
 // # Shutdown
 //
-// Shutdown closes the injection queue and the task set, waits for the owner
+// Shutdown closes the global queue and the task set, waits for the owner
 // to leave its loop (the owner checks at every tick), cancels every task
 // (their futures' Drop runs) and drains both queues, then closes the
 // driver. After it returns no task is polled and BlockOn returns at once.
 package currentthread
 
 import (
-	"errors"
 	"fmt"
-	"math"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/schedulers/internal/deferred"
+	"github.com/weftrt/weft/schedulers/internal/globalq"
+	"github.com/weftrt/weft/schedulers/internal/metrics"
+	"github.com/weftrt/weft/schedulers/internal/module"
 )
 
 // Config is the currentthread module's configuration subtree.
@@ -61,13 +65,12 @@ type Config struct {
 	// MaxInterval.
 	EventInterval int `koanf:"event_interval"`
 	// GlobalQueueInterval is how many ticks pass between checks of the
-	// injection queue ahead of the local queue. Between 1 and
-	// MaxInterval.
+	// global queue ahead of the run queue. Between 1 and MaxInterval.
 	GlobalQueueInterval int `koanf:"global_queue_interval"`
 }
 
-// MaxInterval bounds the intervals: the tick counter has 32 bits.
-const MaxInterval int64 = math.MaxUint32
+// MaxInterval bounds the intervals: a worker counts ticks in 32 bits.
+const MaxInterval = module.MaxTickInterval
 
 // DefaultConfig returns the defaults: event interval 61, global queue
 // interval 31.
@@ -76,31 +79,14 @@ func DefaultConfig() Config { return Config{EventInterval: 61, GlobalQueueInterv
 // Validate reports every invalid key as a *core.ConfigError naming it
 // (joined with errors.Join when there are several).
 func (c *Config) Validate() error {
-	var errs []error
-	interval := func(key string, v int) {
-		switch {
-		case v < 1:
-			errs = append(errs, &core.ConfigError{Key: key, Problem: fmt.Sprintf("must be >= 1, got %d", v)})
-		case int64(v) > MaxInterval:
-			errs = append(errs, &core.ConfigError{Key: key,
-				Problem: fmt.Sprintf("must be at most %d (the tick counter has 32 bits), got %d", MaxInterval, v)})
-		}
-	}
-	interval("event_interval", c.EventInterval)
-	interval("global_queue_interval", c.GlobalQueueInterval)
-	return errors.Join(errs...)
+	var p module.Problems
+	p.TickInterval("event_interval", c.EventInterval)
+	p.TickInterval("global_queue_interval", c.GlobalQueueInterval)
+	return p.Err()
 }
 
 func init() {
-	core.Register(core.Module{
-		Kind:      core.KindScheduler,
-		Name:      "currentthread",
-		Doc:       "single-threaded scheduler: tasks run on the goroutine inside BlockOn",
-		NewConfig: func() any { c := DefaultConfig(); return &c },
-		New: func(cfg, params any) (any, error) {
-			return New(*cfg.(*Config), *params.(*core.SchedulerParams))
-		},
-	})
+	module.Register("currentthread", "single-threaded scheduler: tasks run on the goroutine inside BlockOn", DefaultConfig, New)
 }
 
 // Scheduler is the current-thread scheduler. Create it with New; it
@@ -113,12 +99,11 @@ type Scheduler struct {
 	time   *core.Time
 	worker *worker
 
-	// mu guards inject and closed.
-	mu        sync.Mutex
-	inject    core.TaskQueue
-	closed    bool
-	injectLen atomic.Int64 // mirror of inject.Len(), written under mu
-	isClosed  atomic.Bool  // mirror of closed
+	// global takes the tasks scheduled from other goroutines.
+	global globalq.Queue
+	// closed is set by Shutdown, after the global queue closed; the owner
+	// loads it every tick.
+	closed atomic.Bool
 
 	// core is the token of the goroutine allowed to run tasks.
 	core       chan struct{}
@@ -135,34 +120,21 @@ type Scheduler struct {
 	timer    *time.Timer
 
 	// Owned by the core holder.
-	local    core.TaskQueue
-	deferred []core.Waker
-	spare    []core.Waker
+	rq       core.TaskQueue
+	deferred deferred.Wakers
 	tick     uint32
 	cx       *core.Context
-	counts   counters
+	stats    metrics.Counters
+	pollTime metrics.PollTime
 
-	published publishedMetrics
-}
-
-type counters struct {
-	polls, parks, unparks, local, remote uint64
-	batchStart                           time.Time
-	batchPolls                           uint64
-	pollNanos                            float64
-}
-
-type publishedMetrics struct {
-	polls, parks, unparks, local, remote, budget atomic.Uint64
-	depth                                        atomic.Int64
-	meanPoll                                     atomic.Uint64 // float64 bits
+	pub metrics.Published
 }
 
 // worker is the core.Worker handed to tasks in their Context.
 type worker struct{ s *Scheduler }
 
 func (w *worker) Scheduler() core.Scheduler { return w.s }
-func (w *worker) Defer(wk core.Waker)       { w.s.deferred = append(w.s.deferred, wk) }
+func (w *worker) Defer(wk core.Waker)       { w.s.deferred.Add(wk) }
 func (w *worker) Driver() core.Driver       { return w.s.driver }
 func (w *worker) Time() *core.Time          { return w.s.time }
 
@@ -172,11 +144,8 @@ func (w *worker) Blocking() core.BlockingSpawner { return w.s.p.Blocking }
 // New builds a current-thread scheduler. It creates the runtime's driver,
 // if it has one, and owns it from then on.
 func New(cfg Config, p core.SchedulerParams) (*Scheduler, error) {
-	if err := cfg.Validate(); err != nil {
+	if err := module.Check("currentthread", &cfg, p); err != nil {
 		return nil, err
-	}
-	if p.Tasks == nil {
-		return nil, fmt.Errorf("currentthread: SchedulerParams.Tasks is nil")
 	}
 	s := &Scheduler{
 		cfg:        cfg,
@@ -217,34 +186,29 @@ func (s *Scheduler) Spawn(t *core.Task, from core.Worker) error {
 	return nil
 }
 
-// Schedule queues a notified task: on the local queue when called by the
-// core holder, otherwise on the injection queue (unparking the holder).
+// Schedule queues a notified task: on the run queue when called by the
+// core holder, otherwise on the global queue (unparking the holder).
 func (s *Scheduler) Schedule(t *core.Task, from core.Worker) {
 	if from == core.Worker(s.worker) {
 		if s.closedNow() {
 			t.Shutdown()
 			return
 		}
-		s.counts.local++
-		s.local.Push(t)
+		s.stats.LocalSchedules++
+		s.rq.Push(t)
 		return
 	}
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		t.Shutdown()
+	if !s.global.PushOrShutdown(t) {
 		return
 	}
-	s.inject.Push(t)
-	s.injectLen.Store(int64(s.inject.Len()))
-	s.mu.Unlock()
-	s.published.remote.Add(1)
+	// The push stored the queue's length; see the package documentation
+	// for why loading parked after it loses no wake.
 	if s.parked.Load() {
 		s.unpark()
 	}
 }
 
-func (s *Scheduler) closedNow() bool { return s.isClosed.Load() }
+func (s *Scheduler) closedNow() bool { return s.closed.Load() }
 
 func (s *Scheduler) unpark() {
 	if s.driver != nil {
@@ -300,7 +264,7 @@ func (s *Scheduler) run(done <-chan struct{}) {
 	s.p.Hooks.RunAfterStart()
 	defer s.p.Hooks.RunBeforeStop()
 	defer s.publish()
-	s.counts.batchStart = time.Now()
+	s.pollTime.Start(s.stats.Polls)
 	for !s.closedNow() && !isDone(done) {
 		s.tick++
 		if s.tick%uint32(s.cfg.EventInterval) == 0 {
@@ -308,7 +272,7 @@ func (s *Scheduler) run(done <-chan struct{}) {
 		}
 		t := s.next()
 		if t == nil {
-			if len(s.deferred) > 0 {
+			if s.deferred.Len() > 0 {
 				s.parkFor(0)
 				continue
 			}
@@ -316,46 +280,42 @@ func (s *Scheduler) run(done <-chan struct{}) {
 			continue
 		}
 		s.cx.ResetBudget()
-		s.counts.polls++
-		s.counts.batchPolls++
+		s.stats.Polls++
 		if t.Run(s.cx) {
 			// Woken during its own poll (a yield or a spent budget): to
 			// the back of the queue, behind the tasks already waiting.
-			s.local.Push(t)
+			s.rq.Push(t)
 		}
 	}
 }
 
-// next picks the next task: the injection queue first every
-// GlobalQueueInterval ticks, otherwise the local queue first.
+// next picks the next task: the global queue first every
+// GlobalQueueInterval ticks, otherwise the run queue first.
 func (s *Scheduler) next() *core.Task {
 	if s.tick%uint32(s.cfg.GlobalQueueInterval) == 0 {
-		if t := s.popInject(); t != nil {
+		if t := s.takeGlobal(); t != nil {
 			return t
 		}
 	}
-	if t := s.local.Pop(); t != nil {
+	if t := s.rq.Pop(); t != nil {
 		return t
 	}
-	return s.popInject()
+	return s.takeGlobal()
 }
 
-// popInject moves the whole injection queue to the local queue (one lock
-// for the batch) and returns its first task.
-func (s *Scheduler) popInject() *core.Task {
-	if s.injectLen.Load() == 0 {
+// takeGlobal moves the whole global queue to the run queue (one lock for
+// the batch) and returns its first task.
+func (s *Scheduler) takeGlobal() *core.Task {
+	if s.global.IsEmpty() {
 		return nil
 	}
-	s.mu.Lock()
 	var batch core.TaskQueue
-	batch.PushAll(&s.inject)
-	s.injectLen.Store(0)
-	s.mu.Unlock()
+	s.global.TakeAll(&batch)
 	t := batch.Pop()
 	if batch.Len() > 0 {
-		// Injected tasks go ahead of nothing: they join the back of the
-		// local queue in arrival order.
-		s.local.PushAll(&batch)
+		// Tasks from the global queue go ahead of nothing: they join the
+		// back of the run queue in arrival order.
+		s.rq.PushAll(&batch)
 	}
 	return t
 }
@@ -374,7 +334,7 @@ func (s *Scheduler) parkIdle(done <-chan struct{}) {
 		// Look for I/O first; jump the virtual clock only if nothing
 		// became runnable.
 		s.parkFor(0)
-		if s.local.Len() == 0 && s.injectLen.Load() == 0 && len(s.deferred) == 0 {
+		if s.rq.Len() == 0 && s.global.IsEmpty() && s.deferred.Len() == 0 {
 			s.time.AutoAdvance()
 		}
 		return
@@ -383,13 +343,13 @@ func (s *Scheduler) parkIdle(done <-chan struct{}) {
 	timeout := s.time.Parking(-1)
 	defer s.time.Unparked()
 	s.parked.Store(true)
-	if s.injectLen.Load() == 0 && !s.closedNow() && !isDone(done) {
-		s.counts.parks++
+	if s.global.IsEmpty() && !s.closedNow() && !isDone(done) {
+		s.stats.Parks++
 		s.publish()
 		s.parkOn(timeout)
-		s.counts.unparks++
+		s.stats.Unparks++
 		// Time parked is not poll time.
-		s.counts.batchStart = time.Now()
+		s.pollTime.Start(s.stats.Polls)
 	}
 	s.parked.Store(false)
 	s.afterPark()
@@ -430,56 +390,27 @@ func (s *Scheduler) parkOn(timeout time.Duration) {
 
 func (s *Scheduler) afterPark() {
 	s.time.Fire()
-	if len(s.deferred) == 0 {
-		return
-	}
-	// Swap buffers: a woken task may defer again while we iterate.
-	d := s.deferred
-	s.deferred = s.spare[:0]
-	for i, w := range d {
-		s.cx.Wake(w)
-		d[i] = nil
-	}
-	s.spare = d[:0]
+	s.deferred.WakeAll(s.cx)
 }
 
-// publish copies the owner's counters where Metrics can read them.
+// publish folds the polls since the last publish into the mean poll time
+// and copies the owner's counters where Metrics can read them.
 func (s *Scheduler) publish() {
-	c := &s.counts
-	if c.batchPolls > 0 {
-		el := time.Since(c.batchStart)
-		c.pollNanos = 0.9*c.pollNanos + 0.1*float64(el.Nanoseconds())/float64(c.batchPolls)
-		if c.pollNanos == 0 {
-			c.pollNanos = float64(el.Nanoseconds()) / float64(c.batchPolls)
-		}
-	}
-	c.batchPolls = 0
-	c.batchStart = time.Now()
-	p := &s.published
-	p.polls.Store(c.polls)
-	p.parks.Store(c.parks)
-	p.unparks.Store(c.unparks)
-	p.local.Store(c.local)
-	p.budget.Store(s.cx.BudgetExhaustions())
-	p.depth.Store(int64(s.local.Len()))
-	p.meanPoll.Store(math.Float64bits(c.pollNanos))
+	s.pollTime.End(s.stats.Polls)
+	s.pollTime.Start(s.stats.Polls)
+	s.stats.BudgetYields = s.cx.BudgetExhaustions()
+	s.pub.Store(&s.stats, s.rq.Len(), &s.pollTime)
 }
 
 // Metrics returns the counters of the scheduler's single worker, as last
 // published (at every maintenance tick, park and BlockOn exit).
+// QueueDepth counts the run queue as last published and the global queue
+// as it is now; RemoteSchedules are the global queue's pushes.
 func (s *Scheduler) Metrics() []core.WorkerMetrics {
-	p := &s.published
-	return []core.WorkerMetrics{{
-		Worker:          0,
-		Polls:           p.polls.Load(),
-		Parks:           p.parks.Load(),
-		Unparks:         p.unparks.Load(),
-		LocalSchedules:  p.local.Load(),
-		RemoteSchedules: p.remote.Load(),
-		BudgetYields:    p.budget.Load(),
-		QueueDepth:      int(p.depth.Load()) + int(s.injectLen.Load()),
-		MeanPollNanos:   math.Float64frombits(p.meanPoll.Load()),
-	}}
+	m := s.pub.Snapshot(0)
+	m.QueueDepth += s.global.Len()
+	m.RemoteSchedules = s.global.Pushes()
+	return []core.WorkerMetrics{m}
 }
 
 // Shutdown closes the scheduler, cancels every task and closes the driver.
@@ -489,10 +420,8 @@ func (s *Scheduler) Metrics() []core.WorkerMetrics {
 // enclosing BlockOn then returns.
 func (s *Scheduler) Shutdown() {
 	s.shutdown.Do(func() {
-		s.mu.Lock()
-		s.closed = true
-		s.isClosed.Store(true)
-		s.mu.Unlock()
+		s.global.Close()
+		s.closed.Store(true)
 		close(s.shutdownCh)
 		if owner := s.ownerGoroutine.Load(); owner != 0 && owner == core.GoroutineID() {
 			// We are the core holder, inside a task's poll.
@@ -521,16 +450,9 @@ func (s *Scheduler) closeDriver() {
 // the core.
 func (s *Scheduler) cancelAll() {
 	s.tasks.ShutdownAll(0)
-	for t := s.local.Pop(); t != nil; t = s.local.Pop() {
-		t.Shutdown()
-	}
-	s.mu.Lock()
+	globalq.ShutdownAll(&s.rq)
 	var rest core.TaskQueue
-	rest.PushAll(&s.inject)
-	s.injectLen.Store(0)
-	s.mu.Unlock()
-	for t := rest.Pop(); t != nil; t = rest.Pop() {
-		t.Shutdown()
-	}
-	s.deferred = nil
+	s.global.TakeAll(&rest)
+	globalq.ShutdownAll(&rest)
+	s.deferred.Drop()
 }

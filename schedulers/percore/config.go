@@ -2,7 +2,6 @@ package percore
 
 import (
 	"fmt"
-	"math"
 	"runtime"
 	"slices"
 	"strconv"
@@ -63,7 +62,7 @@ const (
 const maxCPU = 1024
 
 // MaxInterval bounds the intervals: a worker counts ticks in 32 bits.
-const MaxInterval int64 = math.MaxUint32
+const MaxInterval = module.MaxTickInterval
 
 // DefaultConfig returns the defaults: one worker per GOMAXPROCS (at most
 // 64), threads neither locked nor pinned, global queue interval 31, event interval 61.
@@ -114,16 +113,8 @@ func (c *Config) Validate() error {
 		}
 		seen[cpu] = true
 	}
-	interval := func(key string, v int) {
-		switch {
-		case v < 1:
-			p.Add(key, "must be >= 1, got %d", v)
-		case int64(v) > MaxInterval:
-			p.Add(key, "must be at most %d (a worker counts ticks in 32 bits), got %d", MaxInterval, v)
-		}
-	}
-	interval("global_queue_interval", c.GlobalQueueInterval)
-	interval("event_interval", c.EventInterval)
+	p.TickInterval("global_queue_interval", c.GlobalQueueInterval)
+	p.TickInterval("event_interval", c.EventInterval)
 	return p.Err()
 }
 

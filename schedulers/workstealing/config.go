@@ -1,7 +1,6 @@
 package workstealing
 
 import (
-	"math"
 	"runtime"
 
 	"github.com/weftrt/weft/schedulers/internal/module"
@@ -55,7 +54,7 @@ func MaxWorkers() int { return WorkersPerCPU * runtime.NumCPU() }
 
 // MaxInterval bounds the fixed intervals: a worker counts ticks in 32
 // bits.
-const MaxInterval int64 = math.MaxUint32
+const MaxInterval = module.MaxTickInterval
 
 // DefaultConfig returns the defaults: one worker per GOMAXPROCS (at most
 // MaxWorkers()), a self-tuned global queue interval, event interval 61,
@@ -89,11 +88,7 @@ func (c *Config) Validate() error {
 	} else if int64(c.GlobalQueueInterval) > MaxInterval {
 		p.Add("global_queue_interval", "must be at most %d (a worker counts ticks in 32 bits), got %d", MaxInterval, c.GlobalQueueInterval)
 	}
-	if c.EventInterval < 1 {
-		p.Add("event_interval", "must be >= 1, got %d", c.EventInterval)
-	} else if int64(c.EventInterval) > MaxInterval {
-		p.Add("event_interval", "must be at most %d (a worker counts ticks in 32 bits), got %d", MaxInterval, c.EventInterval)
-	}
+	p.TickInterval("event_interval", c.EventInterval)
 	p.AtLeast("max_lifo_polls", c.MaxLIFOPolls, 1)
 	return p.Err()
 }

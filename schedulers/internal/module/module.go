@@ -7,6 +7,7 @@ package module
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/weftrt/weft/core"
 )
@@ -43,6 +44,22 @@ func (p *Problems) Add(key, format string, args ...any) {
 func (p *Problems) AtLeast(key string, v, least int) {
 	if v < least {
 		p.Add(key, "must be >= %d, got %d", least, v)
+	}
+}
+
+// MaxTickInterval is the largest interval a scheduler counts in ticks:
+// its tick counter has 32 bits and it takes the tick modulo the interval,
+// so a larger interval would be zero there.
+const MaxTickInterval int64 = math.MaxUint32
+
+// TickInterval records that key is invalid unless 1 <= v <=
+// MaxTickInterval.
+func (p *Problems) TickInterval(key string, v int) {
+	switch {
+	case v < 1:
+		p.Add(key, "must be >= 1, got %d", v)
+	case int64(v) > MaxTickInterval:
+		p.Add(key, "must be at most %d (a worker counts ticks in 32 bits), got %d", MaxTickInterval, v)
 	}
 }
 
