@@ -27,6 +27,8 @@
 //     timer poll, and the batch of tasks they wake.
 //   - module: registration with core.Register, configuration problems
 //     named by key, and the checks every New starts with.
+//   - schedtest: test helpers that the kit's tests and the schedulers'
+//     tests share (only tests import it).
 //
 // The idle accounting (which workers are parked, how many search) stays
 // in each scheduler: workstealing's packs its counts in one word and
