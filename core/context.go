@@ -144,7 +144,7 @@ func (cx *Context) BudgetExhaustions() uint64 {
 
 // Wake wakes w from inside a poll. When w is a task of the scheduler running
 // the caller, the task is scheduled on the calling worker (its LIFO slot or
-// local queue), which keeps message passing between tasks on one core;
+// run queue), which keeps message passing between tasks on one core;
 // otherwise it is the same as w.Wake().
 func (cx *Context) Wake(w Waker) {
 	if t, ok := w.(*Task); ok && cx.worker != nil {

@@ -9,7 +9,7 @@ import "log/slog"
 //
 //   - Spawn binds the task ([Task.Bind], then [TaskSet.Bind] on
 //     SchedulerParams.Tasks) and queues it. Called from a worker of this
-//     scheduler (from != nil) it may use that worker's local queue.
+//     scheduler (from != nil) it may use that worker's run queue.
 //   - Schedule queues a task whose wake won the NOTIFIED transition. It may be
 //     called from any goroutine. Once the scheduler is shut down it must not
 //     queue the task but call [Task.Shutdown] on it.
@@ -123,6 +123,6 @@ type WorkerMetrics struct {
 	RemoteSchedules uint64 // tasks scheduled from other goroutines
 	LIFOHits        uint64 // polls taken from the LIFO slot
 	BudgetYields    uint64 // polls that ended because the budget ran out
-	QueueDepth      int    // tasks in the local queue when sampled
+	QueueDepth      int    // tasks in the run queue when sampled
 	MeanPollNanos   float64
 }

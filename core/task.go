@@ -77,7 +77,7 @@ func (t *Task) IsComplete() bool { return t.state.load()&stComplete != 0 }
 func (t *Task) Wake() { t.wake(nil) }
 
 // wake schedules the task, handing the calling worker (or nil) to the
-// scheduler so it can use a local queue.
+// scheduler so it can use a run queue.
 func (t *Task) wake(from Worker) {
 	if t.state.transitionToNotified() {
 		t.sched.Schedule(t, from)
@@ -263,7 +263,7 @@ func (cx *Context) SpawnTask(t *Task) error {
 
 // Spawn starts f as a new task on s and returns its handle. Spawned from
 // inside a task (s is the task's *Context) the new task goes to the calling
-// worker's local queue. If s refuses the task (its runtime is shut down) the
+// worker's run queue. If s refuses the task (its runtime is shut down) the
 // handle resolves at once with a cancelled JoinError wrapping the reason.
 func Spawn[T any](s Spawner, f Future[T]) *JoinHandle[T] {
 	t, h := NewTask(f)

@@ -17,7 +17,7 @@ import (
 // [TaskSet.Close] sets a closed bit under every shard lock. A Bind that runs
 // after it fails, so no task can join the set once [TaskSet.ShutdownAll] has
 // started; a Bind that ran before it put its task where ShutdownAll finds it.
-// A scheduler must also close its own injection queue (see the Scheduler
+// A scheduler must also close its own global queue (see the Scheduler
 // documentation): a wake that reaches a closed queue cancels the task
 // instead of queueing it.
 type TaskSet struct {

@@ -296,7 +296,7 @@ func (s *Scheduler) Spawn(t *core.Task, from core.Worker) error {
 }
 
 // Schedule queues a notified task: directly when called by the core
-// holder, through the injection queue otherwise (unparking the holder).
+// holder, through the global queue otherwise (unparking the holder).
 func (s *Scheduler) Schedule(t *core.Task, from core.Worker) {
 	s.enqueue(t, from, false, TaskInfo{})
 }
@@ -427,7 +427,7 @@ func (s *Scheduler) run(done <-chan struct{}) {
 	}
 }
 
-// drainInject moves the injection queue to the run queue, in arrival order.
+// drainInject moves the global queue to the run queue, in arrival order.
 func (s *Scheduler) drainInject() {
 	if s.injectLen.Load() == 0 {
 		return
@@ -635,7 +635,7 @@ func (s *Scheduler) parkIdle(done <-chan struct{}) {
 	s.p.Hooks.RunBeforePark()
 	timeout := s.time.Parking(-1)
 	s.parked.Store(true)
-	// Parked is published before the injection queue is checked, and an
+	// Parked is published before the global queue is checked, and an
 	// injector stores its length before it loads parked (both
 	// sequentially consistent): one of the two sees the other.
 	if s.injectLen.Load() == 0 && !s.isClosed.Load() && !isDone(done) {

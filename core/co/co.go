@@ -50,7 +50,7 @@ func (c *Ctx) Context() *core.Context { return c.running("Ctx.Context") }
 
 // SpawnTask implements [core.Spawner]: it spawns t on the worker running
 // the body, so co.Go(c, ...) and core.Spawn(c, ...) from a body use the
-// worker's local queue.
+// worker's run queue.
 func (c *Ctx) SpawnTask(t *core.Task) error { return c.running("Ctx.SpawnTask").SpawnTask(t) }
 
 // Yield lets other tasks, the driver and the timers run before the body

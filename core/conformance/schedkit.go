@@ -97,7 +97,7 @@ func watchdogReport(r *rt.Runtime) string {
 	p0, k0, _ := sum()
 	time.Sleep(200 * time.Millisecond)
 	p1, k1, depth := sum()
-	state := fmt.Sprintf("workers polled %d tasks and parked %d times in 200ms (%d polls in all, %d tasks in local queues)", p1-p0, k1-k0, p1, depth)
+	state := fmt.Sprintf("workers polled %d tasks and parked %d times in 200ms (%d polls in all, %d tasks in run queues)", p1-p0, k1-k0, p1, depth)
 	if p1 == p0 {
 		return state + ": nothing runs, so a wake was lost or a worker is stuck inside a poll"
 	}

@@ -257,7 +257,7 @@ func (h Handle) Runtime() *Runtime { return h.r }
 func (r *Runtime) SpawnTask(t *core.Task) error { return r.sched.Spawn(t, nil) }
 
 // Spawn starts f on the runtime from any goroutine. Inside a task prefer
-// core.Spawn(cx, f), which uses the calling worker's local queue.
+// core.Spawn(cx, f), which uses the calling worker's run queue.
 func Spawn[T any](s core.Spawner, f core.Future[T]) *core.JoinHandle[T] { return core.Spawn(s, f) }
 
 // SpawnBlocking runs f on the runtime's blocking pool and returns a handle
