@@ -331,7 +331,10 @@ func (d *Driver) drainSQ() {
 // Park submits what is queued, waits at most timeout for a completion
 // (negative: until one arrives or Unpark; zero: not at all) and resolves
 // every completed operation, waking its task. One io_uring_enter both
-// submits and waits.
+// submits and waits. A bounded wait that ends with nothing reaped and
+// before its time (a signal interrupted io_uring_enter, or, without
+// EXT_ARG, the TIMEOUT entry's count was met early) waits again for what
+// is left, so a worker parked until a deadline wakes at the deadline.
 func (d *Driver) Park(timeout time.Duration) error {
 	d.parkMu.Lock()
 	defer d.releasePark()
@@ -341,13 +344,17 @@ func (d *Driver) Park(timeout time.Duration) error {
 	if timeout != 0 {
 		d.refreshSchedTick()
 	}
-	if timeout <= 0 || d.extArg {
+	if timeout <= 0 {
 		return d.park(timeout)
 	}
-	// Without EXT_ARG the bound is a TIMEOUT entry counting one other
-	// completion, and the kernel's count can be met by earlier timeouts'
-	// bookkeeping, ending the wait early with nothing reaped but the
-	// entry itself. Wait again for what is left: nothing else ended it.
+	// A signal delivered to this thread ends io_uring_enter with EINTR
+	// (Go's preemption signal, SIGURG, reaches threads blocked in system
+	// calls too). Without EXT_ARG the bound is a TIMEOUT entry counting
+	// one other completion, and the kernel's count can be met by earlier
+	// timeouts' bookkeeping, ending the wait early with nothing reaped but
+	// the entry itself. Either way nothing the caller waits for happened:
+	// wait again for what is left. An Unpark reaps its NOP (or stops the
+	// round from waiting at all), so it still ends Park.
 	deadline := time.Now().Add(timeout)
 	for {
 		before := d.reapedOther

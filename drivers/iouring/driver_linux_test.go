@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -481,6 +482,49 @@ func TestParkTimesOutNoSoonerThanAskedWithAndWithoutExtArg(t *testing.T) {
 		}
 		if r := await(t, d, f); r.Err != nil || r.Value != 1 {
 			t.Fatalf("extArg=%v: read %d, %v", ext, r.Value, r.Err)
+		}
+	}
+}
+
+// TestParkInterruptedBySignalsStillWaitsItsTimeout sends SIGURG (the
+// signal Go's runtime uses for preemption, harmless to a Go program) to
+// the parked thread again and again: each one ends io_uring_enter with
+// EINTR, and Park must wait again for what is left of its timeout rather
+// than return early with nothing to report.
+func TestParkInterruptedBySignalsStillWaitsItsTimeout(t *testing.T) {
+	for _, ext := range []bool{true, false} {
+		d := newTestDriver(t, Options{})
+		d.extArg = ext
+		tid := make(chan int)
+		elapsed := make(chan time.Duration)
+		go func() {
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			tid <- unix.Gettid()
+			start := time.Now()
+			if err := d.Park(60 * time.Millisecond); err != nil {
+				t.Error(err)
+			}
+			elapsed <- time.Since(start)
+		}()
+		thread := <-tid
+		signals := 0
+		for done := false; !done; {
+			select {
+			case el := <-elapsed:
+				if el < 60*time.Millisecond {
+					t.Fatalf("extArg=%v: Park(60ms) returned after %v (%d signals sent)", ext, el, signals)
+				}
+				done = true
+			case <-time.After(500 * time.Microsecond):
+				if err := unix.Tgkill(os.Getpid(), thread, unix.SIGURG); err != nil {
+					t.Fatal(err)
+				}
+				signals++
+			}
+		}
+		if signals == 0 {
+			t.Fatalf("extArg=%v: no signal reached the parked thread", ext)
 		}
 	}
 }
