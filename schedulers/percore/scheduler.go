@@ -8,6 +8,7 @@ import (
 	"github.com/weftrt/weft/core"
 	"github.com/weftrt/weft/schedulers/internal/globalq"
 	"github.com/weftrt/weft/schedulers/internal/module"
+	"github.com/weftrt/weft/schedulers/internal/park"
 )
 
 // Scheduler is the thread-per-core scheduler. Create it with New; it
@@ -41,9 +42,9 @@ type Scheduler struct {
 	// next deadline as its timeout, -1 if none. core.Time's unpark
 	// function wakes it when an earlier deadline is armed.
 	timerHolder atomic.Int32
-	// advanceMu serialises auto-advances of a virtual clock, so two
-	// workers that both find the pool idle cannot move it twice.
-	advanceMu sync.Mutex
+	// advance moves an auto-advancing virtual clock once the pool is
+	// idle; idle workers fire timers through it (park.Advancer).
+	advance park.Advancer
 
 	// failure is the first worker failure; deliver is set until worker
 	// zero has handed it to the roots.
@@ -282,15 +283,10 @@ func (s *Scheduler) unparkTimerHolder() {
 // always makes this check, so an idle pool with armed timers never parks
 // on virtual time.
 func (s *Scheduler) tryAutoAdvance() bool {
-	if !s.timers || !s.p.Time.CanAutoAdvance() {
+	if !s.timers {
 		return false
 	}
-	s.advanceMu.Lock()
-	defer s.advanceMu.Unlock()
-	if !s.quiescent() {
-		return false
-	}
-	return s.p.Time.AutoAdvance()
+	return s.advance.TryAdvance(s.p.Time, s.quiescent)
 }
 
 // quiescent reports whether nothing can run without an outside event. The

@@ -459,7 +459,8 @@ func (w *worker) parkWithTimers() error {
 		s.timerHolder.Store(-1)
 	}
 	if s.timers {
-		s.p.Time.Fire()
+		// Still published idle: see park.Advancer for why that matters.
+		s.advance.FireIdle(s.p.Time)
 	}
 	return err
 }

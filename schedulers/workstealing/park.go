@@ -105,7 +105,9 @@ func (s *Scheduler) parkDriver(idx int, p *park.Parker, timeout time.Duration, l
 	// unpark finds no holder or an awake parker, whose next park it
 	// merely shortens.
 	d.holder.Store(-1)
-	d.time.Fire()
+	// The worker is still in the parked list: see park.Advancer for why
+	// that matters.
+	s.advance.FireIdle(d.time)
 }
 
 // driverActive is the driver's activation hook (core.QuiescentDriver's

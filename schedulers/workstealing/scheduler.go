@@ -39,10 +39,9 @@ type Scheduler struct {
 	closeOnce   sync.Once
 	releaseOnce sync.Once
 
-	// advanceMu serialises auto-advances of a virtual clock, so that two
-	// workers that both find every worker idle cannot move the clock
-	// twice for one idle period.
-	advanceMu sync.Mutex
+	// advance moves an auto-advancing virtual clock once every worker is
+	// idle; parked workers fire timers through it (park.Advancer).
+	advance park.Advancer
 	// inPlace counts goroutines that handed their core away in
 	// BlockInPlace and are still running their task.
 	inPlace atomic.Int32
@@ -215,28 +214,22 @@ func (s *Scheduler) stopSearch() {
 // whether it did. See the package documentation for why "every worker is
 // idle" is decided as it is.
 func (s *Scheduler) tryAutoAdvance() bool {
-	t := s.p.Time
-	if !t.CanAutoAdvance() {
-		return false
-	}
-	s.advanceMu.Lock()
-	defer s.advanceMu.Unlock()
-	if !s.allIdle() {
-		return false
-	}
-	if d := s.drv.driver; d != nil && s.drv.tryLock() {
-		// I/O first: a completion that is already in may make a task
-		// runnable at the current instant.
-		err := d.Park(0)
-		s.drv.unlock()
-		if err != nil {
-			s.logErr(err)
-		}
+	return s.advance.TryAdvance(s.p.Time, func() bool {
 		if !s.allIdle() {
 			return false
 		}
-	}
-	return t.AutoAdvance()
+		if d := s.drv.driver; d != nil && s.drv.tryLock() {
+			// I/O first: a completion that is already in may make a
+			// task runnable at the current instant.
+			err := d.Park(0)
+			s.drv.unlock()
+			if err != nil {
+				s.logErr(err)
+			}
+			return s.allIdle()
+		}
+		return true
+	})
 }
 
 // allIdle reports whether nothing can run without an outside event: every
