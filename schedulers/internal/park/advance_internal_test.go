@@ -4,9 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
 	"github.com/weftrt/weft/core"
 )
 
@@ -52,8 +49,12 @@ func TestAFireOfAnIdleWorkerHoldsOffTheAdvanceDecision(t *testing.T) {
 		}
 	}
 	a.FireIdle(tm)
-	assert.True(t, held, "FireIdle left the advance lock free while it fired")
-	require.True(t, a.mu.TryLock(), "FireIdle kept the lock after it returned")
+	if !held {
+		t.Error("FireIdle left the advance lock free while it fired")
+	}
+	if !a.mu.TryLock() {
+		t.Fatal("FireIdle kept the lock after it returned")
+	}
 	a.mu.Unlock()
 }
 
@@ -71,7 +72,9 @@ func TestFireIdleOnARealClockTakesNoLock(t *testing.T) {
 		}
 	}
 	a.FireIdle(tm)
-	assert.True(t, free)
+	if !free {
+		t.Error("FireIdle took the advance lock on a real clock")
+	}
 }
 
 // TestTryAdvanceMovesTheClockOnlyWhenQuiescent: the clock moves to the
@@ -84,22 +87,23 @@ func TestTryAdvanceMovesTheClockOnlyWhenQuiescent(t *testing.T) {
 	timer := &windowTimer{due: core.Instant(5 * time.Second), armed: true, during: func() { fired = true }}
 	tm := &core.Time{Clock: clock, Timer: timer}
 
-	require.False(t, a.TryAdvance(tm, func() bool { return false }))
-	assert.Equal(t, core.Instant(0), clock.Now())
-	assert.False(t, fired)
-
-	require.True(t, a.TryAdvance(tm, func() bool { return true }))
-	assert.Equal(t, timer.due, clock.Now())
-	assert.True(t, fired)
+	if a.TryAdvance(tm, func() bool { return false }) || clock.Now() != 0 || fired {
+		t.Fatalf("a pool that is not quiescent moved the clock to %v (fired %v)", clock.Now(), fired)
+	}
+	if !a.TryAdvance(tm, func() bool { return true }) || clock.Now() != timer.due || !fired {
+		t.Fatalf("a quiescent pool left the clock at %v, want %v (fired %v)", clock.Now(), timer.due, fired)
+	}
 
 	// Nothing armed: nothing to advance to, and quiescent is not asked.
 	asked := false
-	require.False(t, a.TryAdvance(tm, func() bool { asked = true; return true }))
-	assert.False(t, asked)
+	if a.TryAdvance(tm, func() bool { asked = true; return true }) || asked {
+		t.Fatalf("with nothing armed: advanced or asked (asked %v)", asked)
+	}
 
 	clock.SetAutoAdvance(false)
 	timer.armed = true
 	timer.due = clock.Now().Add(time.Second)
-	require.False(t, a.TryAdvance(tm, func() bool { asked = true; return true }))
-	assert.False(t, asked)
+	if a.TryAdvance(tm, func() bool { asked = true; return true }) || asked {
+		t.Fatalf("with auto-advance off: advanced or asked (asked %v)", asked)
+	}
 }
