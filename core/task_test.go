@@ -343,20 +343,43 @@ func FuzzTaskQueue(f *testing.F) {
 	})
 }
 
-func TestRegistryRejectsDuplicatesAndListsNames(t *testing.T) {
-	m := Module{Kind: KindClock, Name: "test-clock-dup", New: func(any, any) (any, error) { return NewRealClock(), nil }}
+func TestRegistryRecordsAWrongRegistrationNamingTheModule(t *testing.T) {
+	m := ClockModule("test-clock-dup", "the first", nil, func(struct{}, ClockParams) (Clock, error) { return NewRealClock(), nil })
 	Register(m)
-	// The registry is process-wide: take the module out again so that a
-	// repeated run (go test -count=2) registers it afresh.
+	// The registry is process-wide: take the module and the refusals out
+	// again so that a repeated run (go test -count=2) starts afresh.
+	registry.RLock()
+	before := len(registry.errs)
+	registry.RUnlock()
 	t.Cleanup(func() {
 		registry.Lock()
 		delete(registry.m[KindClock], m.Name)
+		registry.errs = registry.errs[:before]
 		registry.Unlock()
 	})
-	assert.Panics(t, func() { Register(m) })
-	assert.Panics(t, func() { Register(Module{Kind: "gizmo", Name: "x", New: m.New}) })
-	assert.Panics(t, func() { Register(Module{Kind: KindClock, New: m.New}) })
-	_, err := Lookup(KindClock, "nope")
+	require.NoError(t, RegistrationErrors())
+
+	assert.NotPanics(t, func() {
+		Register(ClockModule("test-clock-dup", "the second", nil, func(struct{}, ClockParams) (Clock, error) { return nil, nil }))
+		Register(Module{Kind: "gizmo", Name: "test-gizmo", New: m.New})
+		Register(Module{Kind: KindClock, New: m.New})
+		RegisterTimer[struct{}, Timer]("test-timer-nil-build", "", nil, nil)
+	})
+	err := RegistrationErrors()
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), `registering clock module "test-clock-dup": the name is already taken by another module (the first)`)
+	assert.Contains(t, err.Error(), `registering gizmo module "test-gizmo": unknown kind (valid: driver, clock, timer, scheduler)`)
+	assert.Contains(t, err.Error(), `registering clock module "": the name is empty`)
+	assert.Contains(t, err.Error(), `registering timer module "test-timer-nil-build": no build function`)
+	var re *RegistrationError
+	require.True(t, errors.As(err, &re))
+	got, err := Lookup(KindClock, "test-clock-dup")
+	require.NoError(t, err)
+	assert.Equal(t, "the first", got.Doc, "the first registration of a name stays")
+	_, err = Lookup(KindTimer, "test-timer-nil-build")
+	require.Error(t, err)
+
+	_, err = Lookup(KindClock, "nope")
 	var ue *UnknownModuleError
 	require.True(t, errors.As(err, &ue))
 	assert.Contains(t, err.Error(), "real")

@@ -87,19 +87,12 @@ type VirtualClockConfig struct {
 }
 
 func init() {
-	Register(Module{
-		Kind: KindClock,
-		Name: "virtual",
-		Doc:  "a paused virtual clock that moves when advanced or, when every task waits, to the next deadline",
-		NewConfig: func() any {
-			return &VirtualClockConfig{AutoAdvance: true}
-		},
-		New: func(config, _ any) (any, error) {
+	RegisterClock("virtual",
+		"a paused virtual clock that moves when advanced or, when every task waits, to the next deadline",
+		func() VirtualClockConfig { return VirtualClockConfig{AutoAdvance: true} },
+		func(cfg VirtualClockConfig, _ ClockParams) (Clock, error) {
 			c := NewVirtualClock()
-			if cfg, ok := config.(*VirtualClockConfig); ok && cfg != nil {
-				c.SetAutoAdvance(cfg.AutoAdvance)
-			}
+			c.SetAutoAdvance(cfg.AutoAdvance)
 			return c, nil
-		},
-	})
+		})
 }

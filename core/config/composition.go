@@ -14,11 +14,6 @@ import (
 // timer has no sleeps or timeouts.
 const None = "none"
 
-// DefaultScheduler is the scheduler kind used when the configuration names
-// none. Load reads it on every call, so a program (the weft facade) may
-// change it before loading.
-var DefaultScheduler = "currentthread"
-
 // The values of runtime.unhandled_panic: what the runtime does when a
 // task's future panics. Whatever the choice, the panic is recovered per
 // task and its JoinHandle resolves with a *core.JoinError that carries the
@@ -208,29 +203,33 @@ const (
 	kindKey        = "kind"
 )
 
-// DefaultTimer is the timer a composition uses when the configuration names
-// none. Core leaves timers off; the facade, which links the timer modules,
-// sets it to "wheel".
-var DefaultTimer = None
-
-// DefaultDriver is the I/O driver a composition uses when the configuration
-// names none. Core leaves I/O off; the facade sets it to the platform's
-// readiness driver ("epoll" on Linux).
-var DefaultDriver = None
-
 // DefaultKind returns the module a section selects when the configuration
-// names none: DefaultScheduler for the scheduler, "real" for the clock,
-// DefaultTimer for the timer and DefaultDriver for the driver.
+// names none: among the registered modules of kind that are available on
+// this system, the one of highest rank (core.Preferred; each module
+// declares its rank where it registers). With none, it is None, which for
+// the scheduler and the clock is a problem reported at the kind key.
+//
+// With every built-in module linked, the default composition is the
+// workstealing scheduler, the real clock, the wheel timer and the
+// platform's readiness driver (epoll on Linux, kqueue on macOS and the
+// BSDs, none elsewhere).
 func DefaultKind(kind core.Kind) string {
-	switch kind {
-	case core.KindScheduler:
-		return DefaultScheduler
-	case core.KindTimer:
-		return DefaultTimer
-	case core.KindClock:
-		return "real"
-	case core.KindDriver:
-		return DefaultDriver
+	return defaultKind(kind, nil)
+}
+
+// defaultKind is DefaultKind over the registry and a load's extra modules.
+func defaultKind(kind core.Kind, extra []core.Module) string {
+	mods := extra
+	for _, name := range core.Names(kind) {
+		if slices.ContainsFunc(extra, func(m core.Module) bool { return m.Kind == kind && m.Name == name }) {
+			continue // the load's module of that name hides the registered one
+		}
+		if m, err := core.Lookup(kind, name); err == nil {
+			mods = append(mods, m)
+		}
+	}
+	if m, ok := core.Preferred(kind, mods); ok {
+		return m.Name
 	}
 	return None
 }

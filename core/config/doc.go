@@ -7,8 +7,9 @@
 // A [Composition] is built from four layers, each overriding the ones
 // before it; knadh/koanf merges them:
 //
-//	defaults     DefaultRuntime, each section's DefaultKind, and the
-//	             module's NewConfig, which its section is decoded over
+//	defaults     DefaultRuntime, each section's DefaultKind (the linked
+//	             module of highest rank), and the module's NewConfig,
+//	             which its section is decoded over
 //	   ↓ file    optional; YAML (.yaml, .yml), TOML (.toml) or JSON (.json)
 //	   ↓ env     variables prefixed WEFT_
 //	   ↓ Go      LoadOptions.Overrides: dotted keys set by the builder
@@ -87,4 +88,6 @@
 // key, what is wrong, and the valid keys or values when there is a short
 // list. A value that came from the environment or the overrides says so. A
 // file that cannot be read or parsed stops loading with a [*FileError].
+// A module registered wrongly (core.RegistrationErrors) stops every load
+// before anything else, with a [*core.RegistrationError] naming it.
 package config

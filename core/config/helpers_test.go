@@ -81,6 +81,9 @@ func init() {
 				Queue: queueConfig{Depth: 256, Policy: "fifo", LIFOLimit: 3}}
 		},
 		New: newNothing,
+		// No module named "currentthread" is linked into this test: the
+		// fake is the default scheduler.
+		Rank: 1,
 	})
 	core.Register(core.Module{
 		Kind: core.KindScheduler, Name: "test-sched-other", Doc: "another fake scheduler",
@@ -110,8 +113,6 @@ func init() {
 }
 
 func TestMain(m *testing.M) {
-	// No module named "currentthread" is linked into this test.
-	config.DefaultScheduler = "test-sched"
 	goleak.VerifyTestMain(m)
 }
 

@@ -46,7 +46,9 @@ func Load(path string) (*Composition, error) {
 // of opts, decodes and validates the result, and returns a new Composition.
 // LoadWith(LoadOptions{}) is the default composition.
 //
-// A file that cannot be read or parsed stops loading with a *FileError.
+// A module registered wrongly stops loading with the
+// *core.RegistrationError values of core.RegistrationErrors, and a file
+// that cannot be read or parsed with a *FileError.
 // Otherwise every problem found is reported: the error is an errors.Join of
 // *core.ConfigError values, and the Composition is nil. A WEFT_ variable
 // that names no key is no problem: it is ignored with a warning on
@@ -58,8 +60,12 @@ func LoadWith(opts LoadOptions) (*Composition, error) {
 		dec:   &decoder{origin: map[string]string{}, kindNotes: map[string]string{}},
 	}
 	defer l.warn(opts.Log)
+	// A module registered wrongly fails every load, before anything else.
+	if err := core.RegistrationErrors(); err != nil {
+		return nil, err
+	}
 	// Layer 1: defaults.
-	l.merge(defaultTree())
+	l.merge(l.defaultTree())
 	// Layer 2: the file.
 	if opts.Path != "" {
 		m, err := readFile(opts.Path)
@@ -160,10 +166,16 @@ func (l *loader) merge(layer map[string]any) {
 
 // defaultTree is the defaults layer: the runtime's defaults and each
 // section's default kind. Modules' defaults come from their NewConfig.
-func defaultTree() map[string]any {
+func (l *loader) defaultTree() map[string]any {
 	t := map[string]any{runtimeSection: toTree(reflect.ValueOf(DefaultRuntime()))}
 	for _, kind := range core.Kinds {
-		t[string(kind)] = map[string]any{kindKey: DefaultKind(kind)}
+		section := map[string]any{}
+		if name := defaultKind(kind, l.extra); name != None || noneAllowed(kind) {
+			// A scheduler or clock with no default is left unset, and
+			// resolveKinds says so at its kind key.
+			section[kindKey] = name
+		}
+		t[string(kind)] = section
 	}
 	return t
 }
@@ -204,7 +216,15 @@ func (l *loader) resolveKinds(c *Composition) map[core.Kind]bool {
 		valid := l.available(kind)
 		v := l.k.Get(key)
 		if v == nil {
-			v = DefaultKind(kind)
+			v = defaultKind(kind, l.extra)
+			if v == None && !noneAllowed(kind) {
+				problem := fmt.Sprintf("no %s module is registered; import one, or the weft package which imports them all", kind)
+				if len(l.names(kind)) > 0 {
+					problem = fmt.Sprintf("none of the %s modules linked is a default on this system; name one", kind)
+				}
+				l.dec.fail(key, problem, valid, nil)
+				continue
+			}
 		}
 		name, ok := v.(string)
 		if !ok {

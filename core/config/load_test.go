@@ -3,6 +3,8 @@ package config_test
 import (
 	"errors"
 	"io/fs"
+	"os"
+	"os/exec"
 	"testing"
 	"time"
 
@@ -37,10 +39,47 @@ func TestLoadWithoutAFileGivesTheDefaults(t *testing.T) {
 	assert.Equal(t, "fifo", cfg.Queue.Policy)
 }
 
-func TestLoadUsesDefaultSchedulerAtEachCall(t *testing.T) {
-	defer func(old string) { config.DefaultScheduler = old }(config.DefaultScheduler)
-	config.DefaultScheduler = "test-sched-other"
-	c := mustLoad(t, config.LoadOptions{})
+// rankedDriver is a driver known to one load only, with a default rank
+// and an availability.
+func rankedDriver(name string, rank int, available error) core.Module {
+	return core.DriverModule(name, "a fake ranked driver", nil,
+		func(struct{}, core.DriverParams) (core.Driver, error) { return nil, errors.New("not built") },
+		core.DefaultRank(rank), core.AvailableWhen(func() error { return available }))
+}
+
+func TestWithNoKindNamedTheHighestRankedModuleIsSelected(t *testing.T) {
+	other := core.SchedulerModule("test-sched-ranked", "a fake scheduler of higher rank", nil,
+		func(struct{}, core.SchedulerParams) (core.Scheduler, error) { return nil, errors.New("not built") },
+		core.DefaultRank(2))
+	c := mustLoad(t, config.LoadOptions{Modules: []core.Module{other, rankedDriver("test-driver-ranked", 1, nil)}})
+	assert.Equal(t, "test-sched-ranked", c.Scheduler.Name, "rank 2 over test-sched's rank 1")
+	assert.Equal(t, "test-driver-ranked", c.Driver.Name, "a ranked driver over none")
+}
+
+func TestAnUnavailableTopRankedModuleFallsToTheNext(t *testing.T) {
+	mods := []core.Module{
+		rankedDriver("test-driver-top", 30, errors.New("test-driver-top needs plan9")),
+		rankedDriver("test-driver-next", 20, nil),
+	}
+	c := mustLoad(t, config.LoadOptions{Modules: mods})
+	assert.Equal(t, "test-driver-next", c.Driver.Name)
+
+	// Asked for by name, the unavailable one is still an error at
+	// driver.kind.
+	_, err := config.LoadWith(config.LoadOptions{Modules: mods, Overrides: map[string]any{"driver.kind": "test-driver-top"}})
+	requireProblem(t, err, "driver.kind", `driver "test-driver-top" is not available on this system: test-driver-top needs plan9`,
+		"(valid: test-driver, test-driver-next, none)")
+}
+
+func TestWithoutARankedSchedulerTheSchedulerKindMustBeNamed(t *testing.T) {
+	// The load's unranked module hides the registered test-sched of rank 1.
+	unranked := core.SchedulerModule("test-sched", "test-sched without a rank", nil,
+		func(struct{}, core.SchedulerParams) (core.Scheduler, error) { return nil, errors.New("not built") })
+	_, err := config.LoadWith(config.LoadOptions{Modules: []core.Module{unranked}})
+	requireProblem(t, err, "scheduler.kind", "none of the scheduler modules linked is a default on this system; name one",
+		"valid: test-sched, test-sched-other")
+
+	c := mustLoad(t, config.LoadOptions{Modules: []core.Module{unranked}, Overrides: map[string]any{"scheduler.kind": "test-sched-other"}})
 	assert.Equal(t, "test-sched-other", c.Scheduler.Name)
 }
 
@@ -421,4 +460,29 @@ func TestAModuleUnavailableOnThisSystemIsAProblemAtItsKind(t *testing.T) {
 		`test-driver-elsewhere needs plan9 (from overrides) (valid: test-driver, none)`, requireProblem(t, err, "driver.kind"))
 	requireProblem(t, err, "driver.local_queue_size", "want an integer")
 	assert.Len(t, problems(t, err), 2)
+}
+
+// badRegistrationEnv marks the child process of
+// TestAWrongRegistrationFailsEveryLoadNamingTheModule: the registry is
+// process-wide and keeps what it refused, so the test registers wrongly in
+// a process of its own.
+const badRegistrationEnv = "CONFIG_TEST_BAD_REGISTRATION"
+
+func TestAWrongRegistrationFailsEveryLoadNamingTheModule(t *testing.T) {
+	if os.Getenv(badRegistrationEnv) == "" {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestAWrongRegistrationFailsEveryLoadNamingTheModule$", "-test.count=1", "-test.v")
+		cmd.Env = append(os.Environ(), badRegistrationEnv+"=1")
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		require.Contains(t, string(out), "--- PASS: TestAWrongRegistrationFailsEveryLoadNamingTheModule")
+		return
+	}
+	// A second "test-driver", registered as a test's fake is.
+	core.Register(core.Module{Kind: core.KindDriver, Name: "test-driver", Doc: "a second test-driver", New: newNothing})
+	var err error
+	require.NotPanics(t, func() { _, err = config.LoadWith(config.LoadOptions{}) })
+	var re *core.RegistrationError
+	require.True(t, errors.As(err, &re), "%v", err)
+	assert.Equal(t, `weft: registering driver module "test-driver": the name is already taken by another module `+
+		`(a fake driver without options)`, err.Error())
 }

@@ -24,7 +24,10 @@ type Builder struct {
 	extra     []core.Module
 }
 
-// NewBuilder returns a builder of the default composition.
+// NewBuilder returns a builder of the default composition: for each kind
+// the builder's keys leave unnamed, the available linked module of highest
+// rank (config.DefaultKind), so that with the same modules linked it
+// builds what the weft facade builds.
 func NewBuilder() *Builder { return &Builder{overrides: map[string]any{}} }
 
 // ConfigFile loads path before the builder's own keys.
@@ -107,14 +110,8 @@ const CustomScheduler = "custom"
 // conformance kit uses it to run a scheduler (or a deliberately broken one)
 // under a real runtime without registering it process-wide.
 func (b *Builder) SchedulerFactory(f func(core.SchedulerParams) (core.Scheduler, error)) *Builder {
-	b.extra = append(b.extra, core.Module{
-		Kind: core.KindScheduler,
-		Name: CustomScheduler,
-		Doc:  "a scheduler supplied by Builder.SchedulerFactory",
-		New: func(_ any, params any) (any, error) {
-			return f(*params.(*core.SchedulerParams))
-		},
-	})
+	b.extra = append(b.extra, core.SchedulerModule(CustomScheduler, "a scheduler supplied by Builder.SchedulerFactory", nil,
+		func(_ struct{}, p core.SchedulerParams) (core.Scheduler, error) { return f(p) }))
 	return b.Scheduler(CustomScheduler)
 }
 

@@ -1,6 +1,8 @@
 // Package rt assembles a weft runtime from a configuration: a clock, timers,
 // an I/O driver, a blocking pool and a scheduler, each chosen by name from
-// the modules registered with core.Register.
+// the modules registered with core.RegisterScheduler and the other typed
+// helpers (or, when a section names none, the linked module of highest
+// rank).
 //
 // # Build order
 //
@@ -116,23 +118,15 @@ func New(comp *config.Composition, opts ...Option) (_ *Runtime, err error) {
 	r := &Runtime{comp: comp, log: o.log}
 
 	// Clock and timers.
-	clockAny, err := comp.Clock.Module.New(comp.Clock.Config, &core.ClockParams{})
+	clock, err := comp.Clock.Module.BuildClock(comp.Clock.Config, core.ClockParams{})
 	if err != nil {
 		return nil, fmt.Errorf("weft: building clock %q: %w", comp.Clock.Name, err)
 	}
-	clock, ok := clockAny.(core.Clock)
-	if !ok {
-		return nil, fmt.Errorf("weft: clock module %q returned %T, not a core.Clock", comp.Clock.Name, clockAny)
-	}
 	r.time = &core.Time{Clock: clock}
 	if comp.Timer.Name != config.None {
-		tAny, err := comp.Timer.Module.New(comp.Timer.Config, &core.TimerParams{Clock: clock, Shards: schedulerShards(comp), Log: r.log})
+		timer, err := comp.Timer.Module.BuildTimer(comp.Timer.Config, core.TimerParams{Clock: clock, Shards: schedulerShards(comp), Log: r.log})
 		if err != nil {
 			return nil, fmt.Errorf("weft: building timer %q: %w", comp.Timer.Name, err)
-		}
-		timer, ok := tAny.(core.Timer)
-		if !ok {
-			return nil, fmt.Errorf("weft: timer module %q returned %T, not a core.Timer", comp.Timer.Name, tAny)
 		}
 		r.time.Timer = timer
 		defer func() {
@@ -148,13 +142,9 @@ func New(comp *config.Composition, opts ...Option) (_ *Runtime, err error) {
 		sel := comp.Driver
 		events := comp.Runtime.EventBuffer
 		newDriver = func() (core.Driver, error) {
-			dAny, err := sel.Module.New(sel.Config, &core.DriverParams{Events: events, Log: r.log})
+			d, err := sel.Module.BuildDriver(sel.Config, core.DriverParams{Events: events, Log: r.log})
 			if err != nil {
 				return nil, fmt.Errorf("weft: building driver %q: %w", sel.Name, err)
-			}
-			d, ok := dAny.(core.Driver)
-			if !ok {
-				return nil, fmt.Errorf("weft: driver module %q returned %T, not a core.Driver", sel.Name, dAny)
 			}
 			return d, nil
 		}
@@ -191,13 +181,9 @@ func New(comp *config.Composition, opts ...Option) (_ *Runtime, err error) {
 		Hooks:     o.workerHooks,
 		Log:       r.log,
 	}
-	sAny, err := comp.Scheduler.Module.New(comp.Scheduler.Config, &params)
+	sched, err := comp.Scheduler.Module.BuildScheduler(comp.Scheduler.Config, params)
 	if err != nil {
 		return nil, fmt.Errorf("weft: building scheduler %q: %w", comp.Scheduler.Name, err)
-	}
-	sched, ok := sAny.(core.Scheduler)
-	if !ok {
-		return nil, fmt.Errorf("weft: scheduler module %q returned %T, not a core.Scheduler", comp.Scheduler.Name, sAny)
 	}
 	r.sched = sched
 	return r, nil
