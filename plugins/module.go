@@ -7,58 +7,32 @@ import (
 	"github.com/weftrt/weft/core"
 )
 
+// defaults returns the defaults function of a plugin module of kind k,
+// for the typed registration.
+func defaults(k core.Kind) func() Config {
+	return func() Config { return *DefaultConfig(k) }
+}
+
+// The plugin modules have no default rank: a runtime uses one only when
+// its section's kind names it.
 func init() {
-	core.Register(core.Module{
-		Kind:      core.KindTimer,
-		Name:      ModuleName,
-		Doc:       "a timer served by a plugin process (hashicorp/go-plugin over gRPC)",
-		NewConfig: func() any { return DefaultConfig(core.KindTimer) },
-		New: func(config any, params any) (any, error) {
-			c, ok := config.(*Config)
-			if !ok {
-				return nil, fmt.Errorf("plugins: timer configuration is %T, not *plugins.Config", config)
-			}
-			p, ok := params.(*core.TimerParams)
-			if !ok || p == nil || p.Clock == nil {
-				return nil, fmt.Errorf("plugins: timer %q needs *core.TimerParams with a clock, got %T", ModuleName, params)
+	core.RegisterTimer(ModuleName, "a timer served by a plugin process (hashicorp/go-plugin over gRPC)",
+		defaults(core.KindTimer),
+		func(c Config, p core.TimerParams) (*Timer, error) {
+			if p.Clock == nil {
+				return nil, fmt.Errorf("plugins: timer %q needs core.TimerParams with a clock", ModuleName)
 			}
 			return NewTimer(c.TimerOptions(p.Log), p.Clock)
-		},
-	})
-	core.Register(core.Module{
-		Kind:      core.KindScheduler,
-		Name:      ModuleName,
-		Doc:       "a single-threaded scheduler whose run order a policy plugin decides (hashicorp/go-plugin over gRPC)",
-		NewConfig: func() any { return DefaultConfig(core.KindScheduler) },
-		New: func(config any, params any) (any, error) {
-			c, ok := config.(*Config)
-			if !ok {
-				return nil, fmt.Errorf("plugins: scheduler configuration is %T, not *plugins.Config", config)
-			}
-			p, ok := params.(*core.SchedulerParams)
-			if !ok || p == nil {
-				return nil, fmt.Errorf("plugins: scheduler %q needs *core.SchedulerParams, got %T", ModuleName, params)
-			}
-			return NewScheduler(c.SchedulerOptions(p.Log), *p)
-		},
-	})
-	core.Register(core.Module{
-		Kind:      core.KindDriver,
-		Name:      ModuleName,
-		Doc:       "a driver served by a plugin process (hashicorp/go-plugin over gRPC)",
-		NewConfig: func() any { return DefaultConfig(core.KindDriver) },
-		New: func(config any, params any) (any, error) {
-			c, ok := config.(*Config)
-			if !ok {
-				return nil, fmt.Errorf("plugins: driver configuration is %T, not *plugins.Config", config)
-			}
-			var log *slog.Logger
-			if p, ok := params.(*core.DriverParams); ok && p != nil {
-				log = p.Log
-			}
-			return NewDriver(c.DriverOptions(log))
-		},
-	})
+		})
+	core.RegisterScheduler(ModuleName,
+		"a single-threaded scheduler whose run order a policy plugin decides (hashicorp/go-plugin over gRPC)",
+		defaults(core.KindScheduler),
+		func(c Config, p core.SchedulerParams) (*Scheduler, error) {
+			return NewScheduler(c.SchedulerOptions(p.Log), p)
+		})
+	core.RegisterDriver(ModuleName, "a driver served by a plugin process (hashicorp/go-plugin over gRPC)",
+		defaults(core.KindDriver),
+		func(c Config, p core.DriverParams) (*Driver, error) { return NewDriver(c.DriverOptions(p.Log)) })
 }
 
 // DriverOptions returns the options of a driver plugin configured by c,

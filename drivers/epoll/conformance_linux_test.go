@@ -33,3 +33,16 @@ func TestTheDriverSuiteChecksAtLeastTwentyBehaviours(t *testing.T) {
 		t.Fatalf("the driver suite has %d behaviours, want at least 20", n)
 	}
 }
+
+// Linked without the weft facade, epoll is still the default driver on
+// Linux, workstealing ranks over currentthread and the wheel is the timer.
+func TestWithoutTheFacadeTheBuilderDefaultsToEpollWorkstealingAndTheWheel(t *testing.T) {
+	comp, err := rt.NewBuilder().IgnoreEnv().Composition()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := [3]string{comp.Driver.Name, comp.Timer.Name, comp.Scheduler.Name}
+	if got != [3]string{"epoll", "wheel", "workstealing"} {
+		t.Fatalf("default driver, timer, scheduler: %q", got)
+	}
+}

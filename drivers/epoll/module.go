@@ -15,19 +15,18 @@ const DefaultEvents = 1024
 var ErrUnsupported = errors.New("epoll: the epoll driver needs Linux")
 
 func init() {
-	core.Register(core.Module{
-		Kind: core.KindDriver,
-		Name: "epoll",
-		Doc:  "Linux epoll readiness driver: edge-triggered, several waiters per direction",
-		// Off Linux, checking a configuration that names the driver
-		// reports ErrUnsupported at driver.kind.
-		Available: available,
-		New: func(_ any, params any) (any, error) {
+	core.RegisterDriver("epoll", "Linux epoll readiness driver: edge-triggered, several waiters per direction", nil,
+		func(_ struct{}, p core.DriverParams) (core.Driver, error) {
 			events := DefaultEvents
-			if p, ok := params.(*core.DriverParams); ok && p != nil && p.Events > 0 {
+			if p.Events > 0 {
 				events = p.Events
 			}
 			return newDriver(events)
 		},
-	})
+		// Off Linux, checking a configuration that names the driver
+		// reports ErrUnsupported at driver.kind.
+		core.AvailableWhen(available),
+		// The default driver on Linux (elsewhere it is unavailable, and
+		// so never the default).
+		core.DefaultRank(20))
 }

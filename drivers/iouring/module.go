@@ -97,16 +97,16 @@ func (c *Config) options() Options {
 // runtime hands the driver none (core.DriverParams.Log); tests replace it.
 var fallbackLog = slog.Default
 
-// paramsLog returns the runtime's logger from params, or fallbackLog's.
-func paramsLog(params any) *slog.Logger {
-	if p, ok := params.(*core.DriverParams); ok && p != nil && p.Log != nil {
+// paramsLog returns the runtime's logger from p, or fallbackLog's.
+func paramsLog(p core.DriverParams) *slog.Logger {
+	if p.Log != nil {
 		return p.Log
 	}
 	return fallbackLog()
 }
 
 // build creates the driver for c, or the fallback.
-func build(c *Config, params any) (any, error) {
+func build(c Config, params core.DriverParams) (core.Driver, error) {
 	d, err := newDriver(c.options())
 	if err == nil {
 		return d, nil
@@ -121,7 +121,7 @@ func build(c *Config, params any) (any, error) {
 	if lerr != nil {
 		return nil, fmt.Errorf("%w; and the fallback: %w", err, lerr)
 	}
-	fb, ferr := m.New(nil, params)
+	fb, ferr := m.BuildDriver(nil, params)
 	if ferr != nil {
 		return nil, fmt.Errorf("%w; and the fallback driver: %w", err, ferr)
 	}
@@ -130,23 +130,13 @@ func build(c *Config, params any) (any, error) {
 }
 
 func init() {
-	core.Register(core.Module{
-		Kind:      core.KindDriver,
-		Name:      Name,
-		Doc:       "Linux io_uring completion driver: batched submissions, async cancel, files through the ring; falls back to epoll",
-		NewConfig: func() any { c := DefaultConfig(); return &c },
+	core.RegisterDriver(Name,
+		"Linux io_uring completion driver: batched submissions, async cancel, files through the ring; falls back to epoll",
+		DefaultConfig, build,
 		// Off Linux neither io_uring nor its epoll fallback exists, and
 		// checking a configuration that names the driver says so at
 		// driver.kind. On Linux the kernel decides when the driver is
-		// built, and the fallback key says what then.
-		Available: available,
-		New: func(cfg, params any) (any, error) {
-			c, ok := cfg.(*Config)
-			if !ok || c == nil {
-				d := DefaultConfig()
-				c = &d
-			}
-			return build(c, params)
-		},
-	})
+		// built, and the fallback key says what then. It has no default
+		// rank: a runtime uses it only when driver.kind names it.
+		core.AvailableWhen(available))
 }

@@ -20,18 +20,8 @@ import (
 // freebsd, or with the pipe as on netbsd and openbsd.
 func init() {
 	for name, user := range map[string]bool{"kqueue-emulated": true, "kqueue-emulated-pipe": false} {
-		core.Register(core.Module{
-			Kind: core.KindDriver,
-			Name: name,
-			Doc:  "the kqueue driver over a kqueue emulation (tests only)",
-			New: func(_ any, params any) (any, error) {
-				events := 0
-				if p, ok := params.(*core.DriverParams); ok && p != nil {
-					events = p.Events
-				}
-				return kqueue.NewEmulated(events, user)
-			},
-		})
+		core.RegisterDriver(name, "the kqueue driver over a kqueue emulation (tests only)", nil,
+			func(_ struct{}, p core.DriverParams) (core.Driver, error) { return kqueue.NewEmulated(p.Events, user) })
 	}
 }
 

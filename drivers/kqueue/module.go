@@ -15,19 +15,18 @@ const DefaultEvents = 1024
 var ErrUnsupported = errors.New("kqueue: the kqueue driver needs darwin, freebsd, netbsd or openbsd")
 
 func init() {
-	core.Register(core.Module{
-		Kind: core.KindDriver,
-		Name: "kqueue",
-		Doc:  "BSD/macOS kqueue readiness driver: edge-triggered (EV_CLEAR), several waiters per direction",
-		// Elsewhere, checking a configuration that names the driver
-		// reports ErrUnsupported at driver.kind.
-		Available: available,
-		New: func(_ any, params any) (any, error) {
+	core.RegisterDriver("kqueue", "BSD/macOS kqueue readiness driver: edge-triggered (EV_CLEAR), several waiters per direction", nil,
+		func(_ struct{}, p core.DriverParams) (core.Driver, error) {
 			events := DefaultEvents
-			if p, ok := params.(*core.DriverParams); ok && p != nil && p.Events > 0 {
+			if p.Events > 0 {
 				events = p.Events
 			}
 			return newDriverModule(events)
 		},
-	})
+		// Elsewhere, checking a configuration that names the driver
+		// reports ErrUnsupported at driver.kind.
+		core.AvailableWhen(available),
+		// The default driver on macOS and the BSDs (elsewhere it is
+		// unavailable, and so never the default).
+		core.DefaultRank(20))
 }

@@ -86,7 +86,9 @@ func (c *Config) Validate() error {
 }
 
 func init() {
-	module.Register("currentthread", "single-threaded scheduler: tasks run on the goroutine inside BlockOn", DefaultConfig, New)
+	core.RegisterScheduler("currentthread", "single-threaded scheduler: tasks run on the goroutine inside BlockOn", DefaultConfig, New,
+		// The default scheduler when no multi-threaded one is linked.
+		core.DefaultRank(10))
 }
 
 // Scheduler is the current-thread scheduler. Create it with New; it

@@ -25,8 +25,9 @@
 //     core.MetricsSource.
 //   - deferred: the wakers deferred by yields until the next driver and
 //     timer poll, and the batch of tasks they wake.
-//   - module: registration with core.Register, configuration problems
-//     named by key, and the checks every New starts with.
+//   - module: configuration problems named by key, and the checks every
+//     New starts with (the schedulers register with
+//     core.RegisterScheduler).
 //   - schedtest: test helpers that the kit's tests and the schedulers'
 //     tests share (only tests import it).
 //

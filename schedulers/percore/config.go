@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/weftrt/weft/core"
 	"github.com/weftrt/weft/schedulers/internal/module"
 )
 
@@ -137,5 +138,5 @@ func cpuList(cpus []int) string {
 }
 
 func init() {
-	module.Register(Name, "thread-per-core scheduler: a driver per worker on a locked OS thread, mailboxes, a shared global queue and stealing", DefaultConfig, New)
+	core.RegisterScheduler(Name, "thread-per-core scheduler: a driver per worker on a locked OS thread, mailboxes, a shared global queue and stealing", DefaultConfig, New)
 }

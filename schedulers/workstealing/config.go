@@ -3,6 +3,7 @@ package workstealing
 import (
 	"runtime"
 
+	"github.com/weftrt/weft/core"
 	"github.com/weftrt/weft/schedulers/internal/module"
 )
 
@@ -94,5 +95,7 @@ func (c *Config) Validate() error {
 }
 
 func init() {
-	module.Register(Name, "multi-threaded work-stealing scheduler: a worker per GOMAXPROCS, run queues with stealing, a LIFO slot and a global queue", DefaultConfig, New)
+	core.RegisterScheduler(Name, "multi-threaded work-stealing scheduler: a worker per GOMAXPROCS, run queues with stealing, a LIFO slot and a global queue", DefaultConfig, New,
+		// The default scheduler: over currentthread when both are linked.
+		core.DefaultRank(20))
 }

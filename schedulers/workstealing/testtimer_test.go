@@ -12,12 +12,8 @@ import (
 const testTimerName = "workstealing-test-heap"
 
 func init() {
-	core.Register(core.Module{
-		Kind: core.KindTimer,
-		Name: testTimerName,
-		Doc:  "a binary-heap timer for the workstealing tests",
-		New:  func(any, any) (any, error) { return &heapTimer{}, nil },
-	})
+	core.RegisterTimer(testTimerName, "a binary-heap timer for the workstealing tests", nil,
+		func(struct{}, core.TimerParams) (*heapTimer, error) { return &heapTimer{}, nil })
 }
 
 type heapTimer struct {

@@ -40,15 +40,10 @@ func (c *Config) Validate() error {
 }
 
 // build is the module's New: it turns a validated Config and the runtime's
-// *core.TimerParams into a *Heap.
-func build(config, params any) (any, error) {
-	p, ok := params.(*core.TimerParams)
-	if !ok || p == nil || p.Clock == nil {
-		return nil, fmt.Errorf("weft: timer %q needs *core.TimerParams with a clock, got %T", "heap", params)
-	}
-	cfg, _ := config.(*Config)
-	if cfg == nil {
-		cfg = &Config{Arity: DefaultArity}
+// core.TimerParams into a *Heap.
+func build(cfg Config, p core.TimerParams) (*Heap, error) {
+	if p.Clock == nil {
+		return nil, fmt.Errorf("weft: timer %q needs core.TimerParams with a clock", "heap")
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -61,11 +56,9 @@ func build(config, params any) (any, error) {
 }
 
 func init() {
-	core.Register(core.Module{
-		Kind:      core.KindTimer,
-		Name:      "heap",
-		Doc:       "d-ary min-heap timer: full clock precision, O(log n) arm and cancel through a stored index, sharded",
-		NewConfig: func() any { return &Config{Arity: DefaultArity} },
-		New:       build,
-	})
+	core.RegisterTimer("heap",
+		"d-ary min-heap timer: full clock precision, O(log n) arm and cancel through a stored index, sharded",
+		func() Config { return Config{Arity: DefaultArity} }, build,
+		// The default timer when the wheel is not linked.
+		core.DefaultRank(10))
 }

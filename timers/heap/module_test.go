@@ -47,7 +47,7 @@ func TestBuildingWithoutAClockFailsClearly(t *testing.T) {
 	m, err := core.Lookup(core.KindTimer, "heap")
 	require.NoError(t, err)
 	_, err = m.New(m.NewConfig(), &core.TimerParams{})
-	assert.ErrorContains(t, err, `timer "heap" needs *core.TimerParams with a clock`)
+	assert.ErrorContains(t, err, `timer "heap" needs core.TimerParams with a clock`)
 }
 
 func TestValidateReportsEveryInvalidKeyAtOnce(t *testing.T) {

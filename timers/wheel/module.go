@@ -28,15 +28,10 @@ func (c *Config) Validate() error {
 }
 
 // build is the module's New: it turns a validated Config and the runtime's
-// *core.TimerParams into a *Wheel.
-func build(config, params any) (any, error) {
-	p, ok := params.(*core.TimerParams)
-	if !ok || p == nil || p.Clock == nil {
-		return nil, fmt.Errorf("weft: timer %q needs *core.TimerParams with a clock, got %T", "wheel", params)
-	}
-	cfg, _ := config.(*Config)
-	if cfg == nil {
-		cfg = &Config{}
+// core.TimerParams into a *Wheel.
+func build(cfg Config, p core.TimerParams) (*Wheel, error) {
+	if p.Clock == nil {
+		return nil, fmt.Errorf("weft: timer %q needs core.TimerParams with a clock", "wheel")
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -49,11 +44,9 @@ func build(config, params any) (any, error) {
 }
 
 func init() {
-	core.Register(core.Module{
-		Kind:      core.KindTimer,
-		Name:      "wheel",
-		Doc:       "hierarchical timing wheel: 6 levels x 64 slots, 1 ms resolution, O(1) arm and cancel, sharded",
-		NewConfig: func() any { return &Config{} },
-		New:       build,
-	})
+	core.RegisterTimer("wheel",
+		"hierarchical timing wheel: 6 levels x 64 slots, 1 ms resolution, O(1) arm and cancel, sharded",
+		func() Config { return Config{} }, build,
+		// The default timer: over heap when both are linked.
+		core.DefaultRank(20))
 }

@@ -44,7 +44,7 @@ func TestBuildingWithoutAClockFailsClearly(t *testing.T) {
 	m, err := core.Lookup(core.KindTimer, "wheel")
 	require.NoError(t, err)
 	_, err = m.New(&wheel.Config{}, &core.TimerParams{})
-	assert.ErrorContains(t, err, `timer "wheel" needs *core.TimerParams with a clock`)
+	assert.ErrorContains(t, err, `timer "wheel" needs core.TimerParams with a clock`)
 	_, err = m.New(&wheel.Config{Shards: -3}, &core.TimerParams{Clock: core.NewRealClock()})
 	assert.ErrorContains(t, err, `"shards"`)
 }

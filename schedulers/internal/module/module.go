@@ -1,7 +1,8 @@
-// Package module is how weft's schedulers plug into the runtime the same
-// way: Register registers a scheduler module with core.Register, Problems
-// collects the invalid keys of a configuration as *core.ConfigError
-// values, and Check is the first step of every scheduler's New.
+// Package module is what weft's schedulers share about being a module:
+// Problems collects the invalid keys of a configuration as
+// *core.ConfigError values, and Check is the first step of every
+// scheduler's New. The schedulers register themselves with
+// core.RegisterScheduler.
 package module
 
 import (
@@ -11,22 +12,6 @@ import (
 
 	"github.com/weftrt/weft/core"
 )
-
-// Register registers the scheduler module name (the value of
-// scheduler.kind that selects it) with core.Register. Its configuration
-// subtree decodes into a copy of defaults(), and the runtime builds it
-// with build, which is the scheduler's New.
-func Register[C, S any](name, doc string, defaults func() C, build func(C, core.SchedulerParams) (S, error)) {
-	core.Register(core.Module{
-		Kind:      core.KindScheduler,
-		Name:      name,
-		Doc:       doc,
-		NewConfig: func() any { c := defaults(); return &c },
-		New: func(cfg, params any) (any, error) {
-			return build(*cfg.(*C), *params.(*core.SchedulerParams))
-		},
-	})
-}
 
 // Problems collects what is wrong with a configuration, one
 // *core.ConfigError per invalid key, in the order found. The zero value

@@ -3,7 +3,6 @@ package module_test
 import (
 	"errors"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/weftrt/weft/core"
@@ -48,8 +47,6 @@ func (c *testConfig) Validate() error {
 	return p.Err()
 }
 
-type testScheduler struct{ cfg testConfig }
-
 func TestCheckRefusesAnInvalidConfigAndAMissingTaskSet(t *testing.T) {
 	var ce *core.ConfigError
 	if err := module.Check("test", &testConfig{N: 0}, core.SchedulerParams{Tasks: core.NewTaskSet(nil)}); !errors.As(err, &ce) || ce.Key != "n" {
@@ -60,35 +57,5 @@ func TestCheckRefusesAnInvalidConfigAndAMissingTaskSet(t *testing.T) {
 	}
 	if err := module.Check("test", &testConfig{N: 1}, core.SchedulerParams{Tasks: core.NewTaskSet(nil)}); err != nil {
 		t.Fatal(err)
-	}
-}
-
-// registerOnce registers the test module once per process: core has no
-// way to take a module out again, and the test may run more than once.
-var registerOnce sync.Once
-
-func TestRegisterMakesTheSchedulerAModuleBuiltFromItsDefaults(t *testing.T) {
-	registerOnce.Do(func() {
-		module.Register("module-test", "a test scheduler", func() testConfig { return testConfig{N: 7} },
-			func(c testConfig, p core.SchedulerParams) (*testScheduler, error) { return &testScheduler{cfg: c}, nil })
-	})
-	m, err := core.Lookup(core.KindScheduler, "module-test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m.Doc != "a test scheduler" {
-		t.Fatalf("doc %q", m.Doc)
-	}
-	cfg := m.NewConfig()
-	if c, ok := cfg.(*testConfig); !ok || c.N != 7 {
-		t.Fatalf("NewConfig returned %#v, want a *testConfig with the defaults", cfg)
-	}
-	cfg.(*testConfig).N = 9
-	got, err := m.New(cfg, &core.SchedulerParams{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s, ok := got.(*testScheduler); !ok || s.cfg.N != 9 {
-		t.Fatalf("New built %#v, want a scheduler of the decoded config", got)
 	}
 }

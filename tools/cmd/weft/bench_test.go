@@ -115,7 +115,7 @@ func TestBenchWritesJSONThatDecodesToTheTableFigures(t *testing.T) {
 	assert.NotEmpty(t, doc.Machine.Arch)
 	assert.Equal(t, "weft bench --runs 2 "+tiny+" --json "+path+" W3 W9", doc.Command)
 	assert.Equal(t, 0.001, doc.Scale)
-	assert.Equal(t, config.DefaultScheduler, doc.Config["scheduler.kind"])
+	assert.Equal(t, config.DefaultKind(core.KindScheduler), doc.Config["scheduler.kind"])
 
 	require.Len(t, doc.Results, 2)
 	w3 := doc.Results[0]

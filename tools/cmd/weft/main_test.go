@@ -41,14 +41,6 @@ func init() {
 		NewConfig: func() any { return &testSchedConfig{Workers: 3, Policy: "fifo"} },
 		New:       newNothing,
 	})
-	// Until the facade is linked in, nothing registers the default
-	// scheduler; stand in for it so the default composition loads.
-	if _, err := core.Lookup(core.KindScheduler, config.DefaultScheduler); err != nil {
-		core.Register(core.Module{
-			Kind: core.KindScheduler, Name: config.DefaultScheduler, Doc: "a stand-in for the default scheduler",
-			New: newNothing,
-		})
-	}
 }
 
 func TestMain(m *testing.M) {
@@ -164,7 +156,7 @@ func TestConfigCheckRejectsAnUnknownSchedulerKind(t *testing.T) {
 	valid := regexp.MustCompile(`\(valid: ([^)]*)\)`).FindStringSubmatch(stderr)
 	require.NotNil(t, valid, stderr)
 	assert.Contains(t, strings.Split(valid[1], ", "), "test-sched")
-	assert.Contains(t, strings.Split(valid[1], ", "), config.DefaultScheduler)
+	assert.Contains(t, strings.Split(valid[1], ", "), config.DefaultKind(core.KindScheduler))
 }
 
 func TestConfigCheckPrintsEveryProblemOnItsOwnLine(t *testing.T) {
@@ -223,7 +215,9 @@ func TestConfigDefaultsPrintsAFileThatChecksClean(t *testing.T) {
 	status, stdout, stderr := weft("config", "defaults")
 	require.Equal(t, exitOK, status, stderr)
 	assert.Contains(t, stdout, "runtime:\n  name: weft\n")
-	assert.Contains(t, stdout, "scheduler:\n  kind: "+config.DefaultScheduler)
+	assert.Contains(t, stdout, "scheduler:\n  kind: "+config.DefaultKind(core.KindScheduler))
+	assert.Equal(t, "workstealing", config.DefaultKind(core.KindScheduler), "the built-in modules' ranks")
+	assert.Contains(t, stdout, "timer:\n  kind: wheel")
 
 	path := writeFile(t, "defaults.yaml", stdout)
 	status, checked, stderr := weft("config", "check", path)

@@ -156,11 +156,7 @@ func runPluginsServeDriver(args []string, stderr io.Writer) int {
 		if m.NewConfig != nil {
 			cfg = m.NewConfig()
 		}
-		d, err := m.New(cfg, &core.DriverParams{})
-		if err != nil {
-			return nil, err
-		}
-		return d.(core.Driver), nil
+		return m.BuildDriver(cfg, core.DriverParams{})
 	})
 	return exitOK
 }
@@ -188,11 +184,7 @@ func runPluginsServeTimer(args []string, stderr io.Writer) int {
 		if m.NewConfig != nil {
 			cfg = m.NewConfig()
 		}
-		t, err := m.New(cfg, &core.TimerParams{Clock: clock, Shards: 1})
-		if err != nil {
-			return nil, err
-		}
-		return t.(core.Timer), nil
+		return m.BuildTimer(cfg, core.TimerParams{Clock: clock, Shards: 1})
 	})
 	return exitOK
 }
