@@ -1,6 +1,10 @@
 // Package weft is the batteries-included entry point to the weft runtime:
 // one import registers every built-in module and gives a working default
-// runtime.
+// runtime. The default composition is declared by the modules themselves
+// (each registers with a default rank), so the facade builds the same
+// runtime as rt.NewBuilder().Build() with the same modules linked:
+// workstealing, the real clock, the timing wheel and the platform's
+// readiness driver (epoll on Linux, kqueue on macOS and the BSDs).
 //
 //	v, err := weft.Run(myFuture) // build the default runtime, block on, close
 //
@@ -13,7 +17,6 @@ package weft
 
 import (
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/core/config"
 	"github.com/weftrt/weft/core/rt"
 
 	// Built-in modules register themselves from init.
@@ -27,13 +30,6 @@ import (
 	_ "github.com/weftrt/weft/timers/heap"
 	_ "github.com/weftrt/weft/timers/wheel"
 )
-
-func init() {
-	// With every built-in module linked, the default composition is the
-	// work-stealing scheduler with the timing wheel.
-	config.DefaultScheduler = "workstealing"
-	config.DefaultTimer = "wheel"
-}
 
 // Future is core.Future: a poll-driven computation producing a T.
 type Future[T any] = core.Future[T]
