@@ -76,11 +76,11 @@ func NewContext(w Waker) *Context {
 	return &Context{waker: w, budget: &budget{}}
 }
 
-// NewWorkerContext returns a Context for a scheduler worker. The worker
-// reuses it for every task it polls; [Task.Run] installs the task's waker and
-// resets the budget.
-func NewWorkerContext(w Worker) *Context {
-	return &Context{waker: NoopWaker, worker: w, budget: &budget{constrained: true}}
+// newWorkerContext is spi.NewWorkerContext: a Context for a scheduler
+// worker, with a constrained budget, full at first, which the worker
+// reuses for every task it polls.
+func newWorkerContext(w Worker) *Context {
+	return &Context{waker: NoopWaker, worker: w, budget: &budget{constrained: true, remaining: Budget}}
 }
 
 // Waker returns the waker of the task being polled.
@@ -123,11 +123,12 @@ func (cx *Context) BudgetRemaining() int {
 	return cx.budget.remaining
 }
 
-// ResetBudget gives the next poll a full budget. [Task.Run] does not reset
-// the budget itself, so that a scheduler can run a LIFO-slot task inside the
-// budget of the task that woke it; schedulers call ResetBudget at the start
-// of each scheduling tick.
-func (cx *Context) ResetBudget() {
+// resetBudget is spi.WorkerContext.ResetBudget: it gives the next poll a
+// full budget. Running a task does not reset the budget itself, so that a
+// scheduler can run a LIFO-slot task inside the budget of the task that
+// woke it. Only the holder of the worker context may reset it: a future
+// that could reset its own budget would defeat cooperative scheduling.
+func (cx *Context) resetBudget() {
 	if cx.budget != nil {
 		cx.budget.remaining = Budget
 	}

@@ -7,14 +7,19 @@ import "log/slog"
 //
 // # What a scheduler promises
 //
-//   - Spawn binds the task ([Task.Bind], then [TaskSet.Bind] on
+// The operations on tasks, worker contexts and the timers that only a
+// scheduler performs are in package core/spi (spi.Run, spi.Bind,
+// spi.Shutdown, spi.NewWorkerContext, spi.Parking, ...).
+//
+//   - Spawn binds the task (spi.Bind, then [TaskSet.Bind] on
 //     SchedulerParams.Tasks) and queues it. Called from a worker of this
 //     scheduler (from != nil) it may use that worker's run queue.
 //   - Schedule queues a task whose wake won the NOTIFIED transition. It may be
 //     called from any goroutine. Once the scheduler is shut down it must not
-//     queue the task but call [Task.Shutdown] on it.
-//   - Tasks are run with [Task.Run] on a Context from [NewWorkerContext]; a
-//     task that Run reports as woken during its poll is queued again.
+//     queue the task but call spi.Shutdown on it.
+//   - Tasks are run with spi.Run on the Context of a spi.WorkerContext,
+//     whose budget the worker resets at each tick; a task that Run reports
+//     as woken during its poll is queued again.
 //   - BlockOn runs the scheduler until done is closed (the runtime closes it
 //     when root, a task it spawned, completes) or the scheduler shuts down,
 //     and returns then. Several goroutines may call BlockOn at once.

@@ -94,15 +94,15 @@ func (t *Task) Abort() {
 	}
 }
 
-// Run is called by a worker on a task it took out of a run queue. It polls
-// the future once with cx (after installing the task's waker), or cancels
-// it if it was aborted, and handles the state transitions. Run reports
-// true when the task was woken during its poll: the caller must schedule it
-// again, normally at the back of a queue, as a yield.
+// run is spi.Run: a worker calls it on a task it took out of a run queue.
+// It polls the future once with cx (after installing the task's waker),
+// or cancels it if it was aborted, and handles the state transitions. It
+// reports true when the task was woken during its poll: the caller must
+// schedule it again, normally at the back of a queue, as a yield.
 //
-// Run never panics because of the future: a panic is recovered and becomes
-// the task's [JoinError].
-func (t *Task) Run(cx *Context) (reschedule bool) {
+// run never panics because of the future: a panic is recovered and
+// becomes the task's [JoinError].
+func (t *Task) run(cx *Context) (reschedule bool) {
 	switch t.state.transitionToRunning() {
 	case runSkip:
 		return false
@@ -126,20 +126,21 @@ func (t *Task) Run(cx *Context) (reschedule bool) {
 	return false
 }
 
-// Shutdown cancels the task on behalf of a runtime that is shutting down. If
-// the task is running on another goroutine it is marked and that goroutine
-// cancels it when its poll returns. It is safe to call on a task that is
-// queued, idle, running or complete, and more than once.
-func (t *Task) Shutdown() {
+// shutdown is spi.Shutdown: it cancels the task on behalf of a runtime
+// that is shutting down. If the task is running on another goroutine it
+// is marked and that goroutine cancels it when its poll returns. It is
+// safe to call on a task that is queued, idle, running or complete, and
+// more than once.
+func (t *Task) shutdown() {
 	if t.state.transitionToShutdown() {
 		t.finishCancelled(ErrShutdown)
 	}
 }
 
-// Reject completes a task that was never bound because its spawner has shut
-// down: the JoinHandle resolves with a cancelled JoinError wrapping cause.
-// Schedulers call it when Spawn fails.
-func (t *Task) Reject(cause error) {
+// reject is spi.Reject: it completes a task that was never bound because
+// its spawner has shut down; the JoinHandle resolves with a cancelled
+// JoinError wrapping cause.
+func (t *Task) reject(cause error) {
 	if t.state.transitionToShutdown() {
 		t.finishCancelled(cause)
 	}
@@ -268,14 +269,13 @@ func (cx *Context) SpawnTask(t *Task) error {
 func Spawn[T any](s Spawner, f Future[T]) *JoinHandle[T] {
 	t, h := NewTask(f)
 	if err := s.SpawnTask(t); err != nil {
-		t.Reject(err)
+		t.reject(err)
 	}
 	return h
 }
 
-// Bind prepares t to run on sched: schedulers call it from Spawn before
-// adding the task to their TaskSet and queueing it.
-func (t *Task) Bind(sched Scheduler) { t.sched = sched }
+// bind is spi.Bind: it prepares t to run on sched.
+func (t *Task) bind(sched Scheduler) { t.sched = sched }
 
 // dropQuietly drops f if it is not nil. A Drop that panics must not take the
 // worker down; the task ends either way.

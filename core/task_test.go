@@ -17,12 +17,12 @@ type manualSched struct {
 	closed bool
 }
 
-func (s *manualSched) Spawn(t *Task, from Worker) error { t.Bind(s); s.Schedule(t, from); return nil }
+func (s *manualSched) Spawn(t *Task, from Worker) error { t.bind(s); s.Schedule(t, from); return nil }
 func (s *manualSched) Schedule(t *Task, _ Worker) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		t.Shutdown()
+		t.shutdown()
 		return
 	}
 	s.queued = append(s.queued, t)
@@ -75,9 +75,9 @@ func TestWakeDuringRunIsReportedNotQueued(t *testing.T) {
 		self.Wake()
 		return 0, false
 	})))
-	cx := NewWorkerContext(nil)
+	cx := newWorkerContext(nil)
 	tk := s.pop()
-	assert.True(t, tk.Run(cx), "woken during its poll: the caller must re-queue")
+	assert.True(t, tk.run(cx), "woken during its poll: the caller must re-queue")
 	assert.Empty(t, s.queued, "the wake itself queued nothing")
 	assert.False(t, h.IsFinished())
 }
@@ -86,7 +86,7 @@ func TestIdleTaskWokenIsQueued(t *testing.T) {
 	s := &manualSched{}
 	var w Waker
 	spawnManual(s, Future[int](PollFunc[int](func(cx *Context) (int, bool) { w = cx.Waker(); return 0, false })))
-	assert.False(t, s.pop().Run(NewWorkerContext(nil)))
+	assert.False(t, s.pop().run(newWorkerContext(nil)))
 	w.Wake()
 	assert.Len(t, s.queued, 1)
 }
@@ -97,10 +97,10 @@ func TestCompletedTaskIgnoresWakesAndRuns(t *testing.T) {
 	var w Waker
 	h := spawnManual(s, Future[int](PollFunc[int](func(cx *Context) (int, bool) { polls++; w = cx.Waker(); return 5, true })))
 	tk := s.pop()
-	tk.Run(NewWorkerContext(nil))
+	tk.run(newWorkerContext(nil))
 	w.Wake()
 	assert.Empty(t, s.queued)
-	tk.Run(NewWorkerContext(nil))
+	tk.run(newWorkerContext(nil))
 	assert.Equal(t, 1, polls)
 	res, ok := h.Poll(NewContext(nil))
 	require.True(t, ok)
@@ -119,10 +119,10 @@ func TestAbortOfIdleTaskQueuesItAndRunCancels(t *testing.T) {
 	s := &manualSched{}
 	f := &dropCounter{}
 	h := spawnManual(s, Future[int](f))
-	s.pop().Run(NewWorkerContext(nil))
+	s.pop().run(newWorkerContext(nil))
 	h.Abort()
 	require.Len(t, s.queued, 1, "an idle aborted task is queued so a worker cancels it")
-	s.pop().Run(NewWorkerContext(nil))
+	s.pop().run(newWorkerContext(nil))
 	assert.Equal(t, 1, f.drops)
 	assert.Equal(t, 1, f.polls)
 	res, ok := h.Poll(NewContext(nil))
@@ -139,7 +139,7 @@ func TestAbortDuringPollCancelsAfterThePoll(t *testing.T) {
 		h.Abort()
 		return f.Poll(cx)
 	})))
-	assert.False(t, s.pop().Run(NewWorkerContext(nil)))
+	assert.False(t, s.pop().run(newWorkerContext(nil)))
 	assert.True(t, h.IsFinished())
 	assert.Empty(t, s.queued)
 }
@@ -148,7 +148,7 @@ func TestPanicBecomesAJoinErrorAndDropsTheFuture(t *testing.T) {
 	s := &manualSched{}
 	d := &dropCounter{}
 	h := spawnManual(s, Future[int](&panicky{d}))
-	s.pop().Run(NewWorkerContext(nil))
+	s.pop().run(newWorkerContext(nil))
 	res, ok := h.Poll(NewContext(nil))
 	require.True(t, ok)
 	var je *JoinError
@@ -177,10 +177,10 @@ func TestJoinHandleWakerIsWokenOnceOnCompletionAndCanBeReplaced(t *testing.T) {
 	require.False(t, ok)
 	_, ok = h.Poll(NewContext(second))
 	require.False(t, ok)
-	s.pop().Run(NewWorkerContext(nil))
+	s.pop().run(newWorkerContext(nil))
 	release = true
 	w.Wake()
-	s.pop().Run(NewWorkerContext(nil))
+	s.pop().run(newWorkerContext(nil))
 	assert.Zero(t, first.n.Load(), "the replaced waker is not woken")
 	assert.EqualValues(t, 1, second.n.Load())
 	res, ok := h.Poll(NewContext(second))
@@ -199,7 +199,7 @@ func TestJoinWakerProtocolUnderRacingCompletion(t *testing.T) {
 		wakers := []*countWaker{{}, {}, {}}
 		var done sync.WaitGroup
 		done.Add(1)
-		go func() { defer done.Done(); tk.Run(NewWorkerContext(nil)) }()
+		go func() { defer done.Done(); tk.run(newWorkerContext(nil)) }()
 		ready := false
 		for _, w := range wakers {
 			if _, ok := h.Poll(NewContext(w)); ok {
@@ -225,14 +225,14 @@ func TestShutdownCancelsIdleAndQueuedTasksAndTaskSetEmpties(t *testing.T) {
 	for i := 0; i < 10; i++ {
 		f := &dropCounter{}
 		tk, h := NewTask(Future[int](f))
-		tk.Bind(s)
+		tk.bind(s)
 		require.NoError(t, set.Bind(tk))
 		s.Schedule(tk, nil)
 		fs, hs = append(fs, f), append(hs, h)
 	}
 	// Run half so they are idle; the rest stay queued.
 	for i := 0; i < 5; i++ {
-		s.pop().Run(NewWorkerContext(nil))
+		s.pop().run(newWorkerContext(nil))
 	}
 	assert.Equal(t, 10, set.Len())
 	set.ShutdownAll(0)
@@ -245,7 +245,7 @@ func TestShutdownCancelsIdleAndQueuedTasksAndTaskSetEmpties(t *testing.T) {
 	}
 	// Queued tasks that were cancelled are skipped by Run.
 	for tk := s.pop(); tk != nil; tk = s.pop() {
-		assert.False(t, tk.Run(NewWorkerContext(nil)))
+		assert.False(t, tk.run(newWorkerContext(nil)))
 	}
 	tk, _ := NewTask(Future[int](&dropCounter{}))
 	assert.ErrorIs(t, set.Bind(tk), ErrShutdown, "a closed set refuses tasks")
@@ -255,7 +255,7 @@ func TestRejectResolvesTheHandleWithTheCauseAndDrops(t *testing.T) {
 	f := &dropCounter{}
 	tk, h := NewTask(Future[int](f))
 	cause := errors.New("no room")
-	tk.Reject(cause)
+	tk.reject(cause)
 	res, ok := h.Poll(NewContext(nil))
 	require.True(t, ok)
 	assert.ErrorIs(t, res.Err, cause)
@@ -263,10 +263,10 @@ func TestRejectResolvesTheHandleWithTheCauseAndDrops(t *testing.T) {
 }
 
 func TestBudgetIsExhaustedAfterBudgetUnitsAndWakes(t *testing.T) {
-	cx := NewWorkerContext(nil)
+	cx := newWorkerContext(nil)
 	w := &countWaker{}
 	cx.waker = w
-	cx.ResetBudget()
+	cx.resetBudget()
 	for i := 0; i < Budget; i++ {
 		require.True(t, cx.Proceed())
 	}

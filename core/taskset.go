@@ -168,7 +168,7 @@ func (s *TaskSet) ShutdownAll(start int) {
 			if t == nil {
 				break
 			}
-			t.Shutdown()
+			t.shutdown()
 		}
 	}
 }

@@ -5,6 +5,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
+
+	"github.com/weftrt/weft/core/internal/bridge"
 )
 
 // Instant is a point on a runtime's clock, in nanoseconds since the clock's
@@ -41,10 +44,14 @@ type VirtualClock interface {
 
 // TimerEntry is one armed deadline. Its owner (usually a sleep future)
 // allocates it, so arming a timer allocates nothing inside the timer. The
-// exported link fields belong to the [Timer] holding the entry, which uses
-// whichever suit its structure (list links for a wheel, an index for a
-// heap); nobody else touches them while the entry is inserted.
+// entry's links belong to the [Timer] holding it, which reaches them with
+// spi.LinksOf and uses whichever suit its structure (list links for a
+// wheel, an index for a heap); nobody else touches them.
 type TimerEntry struct {
+	// links must stay the first field: spi.LinksOf converts an entry's
+	// address to the address of its links (see entryLinksAtOffsetZero).
+	links bridge.Links[TimerEntry]
+
 	// Deadline is when the entry fires. Set it before Insert; change it
 	// only through Timer.Reset.
 	Deadline Instant
@@ -53,38 +60,36 @@ type TimerEntry struct {
 
 	// fired is set by the timer when the deadline passed.
 	fired atomic.Bool
-
-	// Prev, Next, Index and Slot are reserved for the Timer holding the
-	// entry.
-	Prev, Next *TimerEntry
-	Index      int
-	Slot       int32
-	Owner      any
 }
+
+// entryLinksAtOffsetZero fails to compile if links is not the first field
+// of TimerEntry, which spi.LinksOf relies on.
+var _ = [1]struct{}{}[unsafe.Offsetof(TimerEntry{}.links)]
 
 // Fired reports whether the entry's deadline was reached and its waker
 // woken.
 func (e *TimerEntry) Fired() bool { return e.fired.Load() }
 
-// Fire marks the entry fired and wakes its waker. Timers call it when they
-// remove a due entry; it is safe to call once per insertion.
-func (e *TimerEntry) Fire() {
+// fire (spi.FireEntry) marks the entry fired and wakes its waker. Timers
+// call it when they remove a due entry; it is safe to call once per
+// insertion.
+func (e *TimerEntry) fire() {
 	e.fired.Store(true)
 	e.Waker.Wake()
 }
 
-// Expire marks the entry fired and takes its waker without waking it. A
-// timer calls it under its own lock when it removes a due entry, so that
-// Cancel and Fired agree with the timer's structure, and wakes the returned
-// waker (if not nil) after releasing the lock: a waker may re-enter the
-// timer.
+// expire (spi.Expire) marks the entry fired and takes its waker without
+// waking it. A timer calls it under its own lock when it removes a due
+// entry, so that Cancel and Fired agree with the timer's structure, and
+// wakes the returned waker (if not nil) after releasing the lock: a waker
+// may re-enter the timer.
 //
 // The mark and the take happen together under the waker's lock, so an
 // owner that registers a waker and then checks Fired either registered
 // before the expiry (its waker is taken and woken) or sees the entry fired;
 // and an owner that saw the entry fired and re-arms it with a new waker
 // cannot have that waker taken by the old expiry.
-func (e *TimerEntry) Expire() Waker {
+func (e *TimerEntry) expire() Waker {
 	e.Waker.mu.Lock()
 	e.fired.Store(true)
 	w := e.Waker.w
@@ -93,8 +98,9 @@ func (e *TimerEntry) Expire() Waker {
 	return w
 }
 
-// ResetFired clears the fired mark before an entry is inserted again.
-func (e *TimerEntry) ResetFired() { e.fired.Store(false) }
+// resetFired (spi.ResetFired) clears the fired mark before an entry is
+// inserted again.
+func (e *TimerEntry) resetFired() { e.fired.Store(false) }
 
 // Timer keeps armed deadlines and fires those that are due. It is the SPI
 // for the modules under timers/, registered with [RegisterTimer]. All
@@ -125,9 +131,9 @@ type Timer interface {
 //
 // A worker that parks until the next deadline computed its timeout before
 // parking; a task on another worker may then arm an earlier deadline. So the
-// parking worker publishes the instant it parks until (Parking), and Insert
+// parking worker publishes the instant it parks until (spi.Parking), and Insert
 // and Reset, after arming, compare the new deadline with it: an earlier one
-// calls the unpark function the scheduler installed (SetUnpark), and the
+// calls the unpark function the scheduler installed (spi.SetUnpark), and the
 // worker wakes to recompute its timeout. Arm before compare, publish before
 // re-reading the next deadline: with both sides using sequentially
 // consistent atomics, either the parker sees the new entry or the armer
@@ -142,20 +148,20 @@ type Time struct {
 	unpark      atomic.Pointer[func()]
 }
 
-// SetUnpark installs the function that wakes the worker parked on the
-// timers. Schedulers whose timers are armed by goroutines other than the
-// parking one must install it.
-func (t *Time) SetUnpark(f func()) {
+// setUnpark (spi.SetUnpark) installs the function that wakes the worker
+// parked on the timers. Schedulers whose timers are armed by goroutines
+// other than the parking one must install it.
+func (t *Time) setUnpark(f func()) {
 	if t != nil {
 		t.unpark.Store(&f)
 	}
 }
 
-// Parking publishes that the calling worker is about to park on the timers
-// and returns how long it may park: at most max (negative: unbounded), and
-// no later than the next deadline. Call it before parking, and Unparked when
-// the park returns.
-func (t *Time) Parking(max time.Duration) time.Duration {
+// parking (spi.Parking) publishes that the calling worker is about to park
+// on the timers and returns how long it may park: at most max (negative:
+// unbounded), and no later than the next deadline. Call it before parking,
+// and Unparked when the park returns.
+func (t *Time) parking(max time.Duration) time.Duration {
 	if t == nil || t.Timer == nil {
 		return max
 	}
@@ -165,11 +171,11 @@ func (t *Time) Parking(max time.Duration) time.Duration {
 	if next, ok := t.Timer.NextDeadline(); ok {
 		t.parkedUntil.Store(int64(next) + 1)
 	}
-	return t.ParkTimeout(max)
+	return t.parkTimeout(max)
 }
 
-// Unparked withdraws the instant published by Parking.
-func (t *Time) Unparked() {
+// unparked (spi.Unparked) withdraws the instant published by Parking.
+func (t *Time) unparked() {
 	if t != nil {
 		t.parkedUntil.Store(0)
 	}
@@ -200,9 +206,9 @@ func (t *Time) noteDeadline(d Instant) {
 	}
 }
 
-// ParkTimeout caps a park of at most max (negative: unbounded) by the time
-// left until the next timer deadline.
-func (t *Time) ParkTimeout(max time.Duration) time.Duration {
+// parkTimeout (spi.ParkTimeout) caps a park of at most max (negative:
+// unbounded) by the time left until the next timer deadline.
+func (t *Time) parkTimeout(max time.Duration) time.Duration {
 	if t == nil || t.Timer == nil {
 		return max
 	}
@@ -220,17 +226,18 @@ func (t *Time) ParkTimeout(max time.Duration) time.Duration {
 	return d
 }
 
-// Fire fires every timer due now.
-func (t *Time) Fire() int {
+// fire (spi.Fire) fires every timer due now.
+func (t *Time) fire() int {
 	if t == nil || t.Timer == nil {
 		return 0
 	}
 	return t.Timer.Fire(t.Clock.Now())
 }
 
-// CanAutoAdvance reports whether AutoAdvance would move the clock now: the
-// clock is an auto-advancing virtual clock and a timer is armed.
-func (t *Time) CanAutoAdvance() bool {
+// canAutoAdvance (spi.CanAutoAdvance) reports whether AutoAdvance would move
+// the clock now: the clock is an auto-advancing virtual clock and a timer is
+// armed.
+func (t *Time) canAutoAdvance() bool {
 	if t == nil || t.Timer == nil {
 		return false
 	}
@@ -242,11 +249,12 @@ func (t *Time) CanAutoAdvance() bool {
 	return ok
 }
 
-// AutoAdvance is called by a scheduler that has nothing to run and would
-// otherwise sleep. With an auto-advancing virtual clock and an armed timer it
-// moves the clock to the next deadline, fires what is due and reports true:
-// the scheduler should look for work again instead of sleeping.
-func (t *Time) AutoAdvance() bool {
+// autoAdvance (spi.AutoAdvance) is called by a scheduler that has nothing to
+// run and would otherwise sleep. With an auto-advancing virtual clock and an
+// armed timer it moves the clock to the next deadline, fires what is due and
+// reports true: the scheduler should look for work again instead of
+// sleeping.
+func (t *Time) autoAdvance() bool {
 	if t == nil || t.Timer == nil {
 		return false
 	}

@@ -13,7 +13,7 @@ import (
 // # Auto-advance
 //
 // With auto-advance on (the default) a scheduler that finds every task
-// waiting calls [Time.AutoAdvance], which jumps the clock straight to the
+// waiting calls spi.AutoAdvance, which jumps the clock straight to the
 // next timer deadline and fires it, instead of sleeping until then. This is
 // Tokio's start_paused behaviour. With it off, only [VClock.Advance] and
 // [VClock.AdvanceTo] move the clock, typically from a test that steps time

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/core/spi"
 )
 
 // Defaults applied by [New] to the zero fields of a [Config].
@@ -210,7 +211,7 @@ func (p *Pool) work() {
 				break
 			}
 			p.mu.Unlock()
-			if t.Run(cx) {
+			if spi.Run(t, cx) {
 				// Only a task that wakes itself while it is polled gets
 				// here; a job finishes in one poll. Queue it again.
 				p.sched.Schedule(t, nil)
@@ -294,7 +295,7 @@ func (p *Pool) Shutdown(timeout time.Duration) bool {
 		// Outside the lock: resolving a handle wakes its waiter, which may
 		// call back into the pool.
 		for t := dropped.Pop(); t != nil; t = dropped.Pop() {
-			t.Shutdown()
+			spi.Shutdown(t)
 		}
 		close(p.flushed)
 	} else {

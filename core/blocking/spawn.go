@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/core/spi"
 )
 
 // Spawn runs f on a goroutine of p and returns a handle to its result. The
@@ -23,7 +24,7 @@ func Spawn[T any](p *Pool, f func() T) *core.JoinHandle[T] {
 	}
 	t, h := core.NewTask[T](&job[T]{f: f})
 	if err := p.sched.Spawn(t, nil); err != nil {
-		t.Reject(err)
+		spi.Reject(t, err)
 	}
 	return h
 }
@@ -43,7 +44,7 @@ func (p *Pool) SpawnBlockingFunc(f func()) error {
 	// Nobody will read the output.
 	h.Drop()
 	if err := p.sched.Spawn(t, nil); err != nil {
-		t.Reject(err)
+		spi.Reject(t, err)
 		return err
 	}
 	return nil
@@ -69,7 +70,7 @@ func (f funcJob) Poll(*core.Context) (core.Unit, bool) {
 }
 
 // scheduler adapts a Pool to [core.Scheduler] so that its jobs are ordinary
-// core tasks: Task.Run, Abort and JoinHandle all work unchanged. Only the
+// core tasks: spi.Run, Abort and JoinHandle all work unchanged. Only the
 // pool itself spawns onto it.
 type scheduler struct{ p *Pool }
 
@@ -79,7 +80,7 @@ var _ core.Scheduler = (*scheduler)(nil)
 // core.ErrShutdown, leaving t for the caller to reject, once the pool is
 // shut down.
 func (s *scheduler) Spawn(t *core.Task, _ core.Worker) error {
-	t.Bind(s)
+	spi.Bind(t, s)
 	return s.p.submit(t)
 }
 
@@ -89,7 +90,7 @@ func (s *scheduler) Spawn(t *core.Task, _ core.Worker) error {
 // is cancelled instead.
 func (s *scheduler) Schedule(t *core.Task, _ core.Worker) {
 	if s.p.submit(t) != nil {
-		t.Shutdown()
+		spi.Shutdown(t)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/weftrt/weft/core"
 	"github.com/weftrt/weft/core/co"
 	"github.com/weftrt/weft/core/rt"
+	"github.com/weftrt/weft/core/spi"
 )
 
 // TestMain checks that no goroutine outlives the tests once the pool's idle
@@ -41,6 +42,7 @@ type loopScheduler struct {
 	wake     chan struct{}
 	running  sync.Mutex
 	deferred []core.Waker
+	wcx      spi.WorkerContext
 	cx       *core.Context
 }
 
@@ -52,7 +54,7 @@ func (w loopWorker) Driver() core.Driver       { return nil }
 func (w loopWorker) Time() *core.Time          { return nil }
 
 func (s *loopScheduler) Spawn(t *core.Task, from core.Worker) error {
-	t.Bind(s)
+	spi.Bind(t, s)
 	if err := s.p.Tasks.Bind(t); err != nil {
 		return err
 	}
@@ -64,7 +66,7 @@ func (s *loopScheduler) Schedule(t *core.Task, _ core.Worker) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		t.Shutdown()
+		spi.Shutdown(t)
 		return
 	}
 	s.queue.Push(t)
@@ -115,8 +117,8 @@ func (s *loopScheduler) BlockOn(_ *core.Task, done <-chan struct{}) {
 			}
 			continue
 		}
-		s.cx.ResetBudget()
-		if t.Run(s.cx) {
+		s.wcx.ResetBudget()
+		if spi.Run(t, s.cx) {
 			s.Schedule(t, nil)
 		}
 	}
@@ -143,7 +145,7 @@ func (s *loopScheduler) cancelAll() {
 	rest.PushAll(&s.queue)
 	s.mu.Unlock()
 	for t := rest.Pop(); t != nil; t = rest.Pop() {
-		t.Shutdown()
+		spi.Shutdown(t)
 	}
 }
 
@@ -152,7 +154,8 @@ func newRuntime(t testing.TB) *rt.Runtime {
 	t.Helper()
 	r, err := rt.NewBuilder().IgnoreEnv().SchedulerFactory(func(p core.SchedulerParams) (core.Scheduler, error) {
 		s := &loopScheduler{p: p, wake: make(chan struct{}, 1)}
-		s.cx = core.NewWorkerContext(loopWorker{s})
+		s.wcx = spi.NewWorkerContext(loopWorker{s})
+		s.cx = s.wcx.Context()
 		return s, nil
 	}).Build()
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/weftrt/weft/core"
 	"github.com/weftrt/weft/core/conformance"
+	"github.com/weftrt/weft/core/spi"
 )
 
 // miniScheduler is the smallest scheduler that can honour the SPI: one
@@ -28,6 +29,7 @@ type miniScheduler struct {
 	wake     chan struct{}
 	running  sync.Mutex
 	deferred []core.Waker
+	wcx      spi.WorkerContext
 	cx       *core.Context
 }
 
@@ -41,13 +43,14 @@ func (w miniWorker) Time() *core.Time          { return nil }
 func newMini(lossy bool) conformance.SchedulerFactory {
 	return func(p core.SchedulerParams) (core.Scheduler, error) {
 		s := &miniScheduler{p: p, lossy: lossy, wake: make(chan struct{}, 1)}
-		s.cx = core.NewWorkerContext(miniWorker{s})
+		s.wcx = spi.NewWorkerContext(miniWorker{s})
+		s.cx = s.wcx.Context()
 		return s, nil
 	}
 }
 
 func (s *miniScheduler) Spawn(t *core.Task, from core.Worker) error {
-	t.Bind(s)
+	spi.Bind(t, s)
 	if err := s.p.Tasks.Bind(t); err != nil {
 		return err
 	}
@@ -59,7 +62,7 @@ func (s *miniScheduler) Schedule(t *core.Task, _ core.Worker) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		t.Shutdown()
+		spi.Shutdown(t)
 		return
 	}
 	s.queue.Push(t)
@@ -112,8 +115,8 @@ func (s *miniScheduler) BlockOn(_ *core.Task, done <-chan struct{}) {
 			}
 			continue
 		}
-		s.cx.ResetBudget()
-		if t.Run(s.cx) && !s.lossy {
+		s.wcx.ResetBudget()
+		if spi.Run(t, s.cx) && !s.lossy {
 			s.Schedule(t, nil)
 		}
 	}
@@ -143,7 +146,7 @@ func (s *miniScheduler) cancelAll() {
 	rest.PushAll(&s.queue)
 	s.mu.Unlock()
 	for t := rest.Pop(); t != nil; t = rest.Pop() {
-		t.Shutdown()
+		spi.Shutdown(t)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/weftrt/weft/core"
 	"github.com/weftrt/weft/core/rt"
+	"github.com/weftrt/weft/core/spi"
 )
 
 // schedulerBehaviour is one named behaviour of the scheduler suite.
@@ -245,7 +246,7 @@ func testAbortBeforeFirstPoll(t *testing.T, f SchedulerFactory) {
 			h = handle
 			h.Abort()
 			if err := cx.SpawnTask(task); err != nil {
-				task.Reject(err)
+				spi.Reject(task, err)
 			}
 			return core.Result[int]{}, true
 		},
@@ -301,7 +302,7 @@ func testAbortDuringPoll(t *testing.T, f SchedulerFactory) {
 			task, hh := core.NewTask(core.Future[int](p))
 			self, h = hh, hh
 			if err := cx.SpawnTask(task); err != nil {
-				task.Reject(err)
+				spi.Reject(task, err)
 			}
 			return core.Result[int]{}, true
 		},

@@ -9,6 +9,7 @@ import (
 
 	"github.com/weftrt/weft/core"
 	"github.com/weftrt/weft/core/rt"
+	"github.com/weftrt/weft/core/spi"
 	"github.com/weftrt/weft/core/timing"
 )
 
@@ -83,7 +84,8 @@ func TimerChurnSleep(b *testing.B, f TimerFactory) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	timerParallel(b, func(n int) {
-		cx := core.NewWorkerContext(&timerBenchWorker{time: tm}).WithWaker(core.NoopWaker)
+		wcx := spi.NewWorkerContext(&timerBenchWorker{time: tm})
+		cx := wcx.Context().WithWaker(core.NoopWaker)
 		ss := make([]*timing.SleepFuture, TimerChurnWindow)
 		i := 0
 		for range n {
@@ -92,7 +94,7 @@ func TimerChurnSleep(b *testing.B, f TimerFactory) {
 				ss[k].Drop()
 			}
 			s := timing.Sleep(TimerChurnDuration(i))
-			cx.ResetBudget()
+			wcx.ResetBudget()
 			s.Poll(&cx)
 			ss[k] = s
 			i++
@@ -238,10 +240,10 @@ func TimerSleepAlone(b *testing.B, f TimerFactory) {
 			tm.Timer.Insert(&es[i])
 		}
 		for left.Load() > 0 {
-			if d := tm.ParkTimeout(time.Second); d > 0 {
+			if d := spi.ParkTimeout(tm, time.Second); d > 0 {
 				time.Sleep(d)
 			}
-			tm.Fire()
+			spi.Fire(tm)
 		}
 		<-done
 	}
@@ -341,12 +343,13 @@ func MeasureTimerMemory(f TimerFactory, n int) TimerMemory {
 	es = nil
 
 	t := &core.Time{Clock: clock, Timer: f(clock)}
-	cx := core.NewWorkerContext(&timerBenchWorker{time: t}).WithWaker(core.NoopWaker)
+	wcx := spi.NewWorkerContext(&timerBenchWorker{time: t})
+	cx := wcx.Context().WithWaker(core.NoopWaker)
 	base = timerHeapBytes()
 	ss := make([]*timing.SleepFuture, n)
 	for i := range ss {
 		ss[i] = timing.Sleep(TimerChurnDuration(i))
-		cx.ResetBudget()
+		wcx.ResetBudget()
 		ss[i].Poll(&cx)
 	}
 	m.Sleep = (timerHeapBytes() - base - float64(8*n)) / float64(n)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/core/spi"
 )
 
 // await polls f until it is ready, sleeping on a channel its waker
@@ -56,7 +57,7 @@ func (w *poolWorker) Blocking() core.BlockingSpawner { return w.pool }
 // on returns a Context factory for futures polled by worker w.
 func on(w core.Worker) func(core.Waker) *core.Context {
 	return func(wk core.Waker) *core.Context {
-		base := core.NewWorkerContext(w)
+		base := spi.NewWorkerContext(w).Context()
 		c := base.WithWaker(wk)
 		return &c
 	}

@@ -10,6 +10,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/core/spi"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -194,9 +195,10 @@ func (fakeWorker) Time() *core.Time          { return nil }
 // a function that gives it units left again, as a scheduler resets the
 // budget at each tick (with core.Budget units).
 func budgetContext(w core.Waker, units int) (cx *core.Context, setBudget func(units int)) {
-	base := core.NewWorkerContext(fakeWorker{})
+	wbase := spi.NewWorkerContext(fakeWorker{})
+	base := wbase.Context()
 	setBudget = func(units int) {
-		base.ResetBudget()
+		wbase.ResetBudget()
 		for range core.Budget - units {
 			base.Proceed()
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/core/spi"
 )
 
 // This file explores, exhaustively and deterministically, every interleaving
@@ -89,6 +90,7 @@ type ilWorld struct {
 	at     int // child of ilEntry/ilExit
 	out    []int
 	cx     *core.Context
+	wbase  spi.WorkerContext
 	base   *core.Context
 
 	violations []string
@@ -150,7 +152,8 @@ func newILWorld(n, nudges, budget int, sched []int) *ilWorld {
 	w.j = JoinAll(futs).(*joinAll[int])
 	parker := &tokenWaker{w: w}
 	if budget > 0 {
-		w.base = core.NewWorkerContext(ilWorker{})
+		w.wbase = spi.NewWorkerContext(ilWorker{})
+		w.base = w.wbase.Context()
 		c := w.base.WithWaker(parker)
 		w.cx = &c
 	} else {
@@ -163,7 +166,7 @@ func (w *ilWorld) setBudget() {
 	if w.base == nil {
 		return
 	}
-	w.base.ResetBudget()
+	w.wbase.ResetBudget()
 	for range core.Budget - w.budget {
 		w.base.Proceed()
 	}

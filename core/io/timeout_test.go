@@ -8,6 +8,7 @@ import (
 
 	"github.com/weftrt/weft/core"
 	wio "github.com/weftrt/weft/core/io"
+	"github.com/weftrt/weft/core/spi"
 )
 
 // These tests give operations a deadline of zero, which passes at the
@@ -31,7 +32,7 @@ func (w timeWorker) Driver() core.Driver       { return nil }
 func (w timeWorker) Time() *core.Time          { return w.t }
 
 func timeContext() *core.Context {
-	return core.NewWorkerContext(timeWorker{&core.Time{Clock: core.NewVirtualClock(), Timer: unusedTimer{}}})
+	return spi.NewWorkerContext(timeWorker{&core.Time{Clock: core.NewVirtualClock(), Timer: unusedTimer{}}}).Context()
 }
 
 // stoppableOp waits until the test finishes it. It is a Canceller whose

@@ -8,6 +8,7 @@ import (
 	"github.com/weftrt/weft/core/co"
 	wio "github.com/weftrt/weft/core/io"
 	wnet "github.com/weftrt/weft/core/net"
+	"github.com/weftrt/weft/core/spi"
 )
 
 // memDriver is a driver whose streams never wait: a read fills its buffer
@@ -74,7 +75,7 @@ func memStream(b *testing.B, cx *core.Context) *wnet.TCPStream {
 
 func BenchmarkPollReadLoop(b *testing.B) {
 	d := &memDriver{reads: -1}
-	cx := core.NewWorkerContext(&worker{d: d})
+	cx := spi.NewWorkerContext(&worker{d: d}).Context()
 	s := memStream(b, cx)
 	buf := make([]byte, 512)
 	b.ReportAllocs()
@@ -90,9 +91,9 @@ func BenchmarkPollReadLoop(b *testing.B) {
 // BenchmarkCopyChunk copies b.N chunks between two streams in one Copy.
 func BenchmarkCopyChunk(b *testing.B) {
 	src, dst := &memDriver{}, &memDriver{reads: -1}
-	cx := core.NewWorkerContext(&worker{d: src})
+	cx := spi.NewWorkerContext(&worker{d: src}).Context()
 	from := memStream(b, cx)
-	to := memStream(b, core.NewWorkerContext(&worker{d: dst}))
+	to := memStream(b, spi.NewWorkerContext(&worker{d: dst}).Context())
 	src.reads = b.N
 	c := wio.CopyBuffer(to, from, make([]byte, 512))
 	b.ReportAllocs()
@@ -123,7 +124,7 @@ func BenchmarkConnWrite(b *testing.B) {
 
 func benchConn(b *testing.B, op func(conn *co.StreamConn, buf []byte) error) {
 	d := &memDriver{reads: -1}
-	cx := core.NewWorkerContext(&worker{d: d})
+	cx := spi.NewWorkerContext(&worker{d: d}).Context()
 	s := memStream(b, cx)
 	buf := make([]byte, 512)
 	task := co.Future(func(c *co.Ctx) error {

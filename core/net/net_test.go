@@ -10,6 +10,7 @@ import (
 
 	"github.com/weftrt/weft/core"
 	wnet "github.com/weftrt/weft/core/net"
+	"github.com/weftrt/weft/core/spi"
 )
 
 // worker is a core.Worker with the given driver.
@@ -29,7 +30,7 @@ func TestCreatingASocketOutsideARuntimeFailsWithErrNoDriver(t *testing.T) {
 }
 
 func TestCreatingASocketInARuntimeWithoutADriverFailsWithErrNoDriver(t *testing.T) {
-	cx := core.NewWorkerContext(&worker{})
+	cx := spi.NewWorkerContext(&worker{}).Context()
 	_, err := wnet.BindUDP(cx, "udp", "127.0.0.1:0")
 	assert.ErrorIs(t, err, wnet.ErrNoDriver)
 	_, err = wnet.ListenUnix(cx, "/nonexistent/s.sock")
@@ -43,7 +44,7 @@ func TestCreatingASocketInARuntimeWithoutADriverFailsWithErrNoDriver(t *testing.
 type streamOnly struct{ core.Driver }
 
 func TestDatagramsOnADriverWithoutThemFailWithErrUnsupported(t *testing.T) {
-	cx := core.NewWorkerContext(&worker{d: streamOnly{}})
+	cx := spi.NewWorkerContext(&worker{d: streamOnly{}}).Context()
 	_, err := wnet.BindUDP(cx, "udp", "127.0.0.1:0")
 	assert.ErrorIs(t, err, wnet.ErrUnsupported)
 }
@@ -63,7 +64,7 @@ func (d *listenDriver) Listen(network, address string, opts core.SocketOptions) 
 
 func TestListenTCPSetsReuseAddrAndWrapsErrorsLikeGo(t *testing.T) {
 	d := &listenDriver{err: errors.New("bind: address already in use")}
-	cx := core.NewWorkerContext(&worker{d: d})
+	cx := spi.NewWorkerContext(&worker{d: d}).Context()
 	_, err := wnet.ListenTCP(cx, "tcp4", "127.0.0.1:80")
 	assert.True(t, d.opts.ReuseAddr, "ListenTCP sets SO_REUSEADDR, as Go's net does")
 	assert.Equal(t, "tcp4", d.network)

@@ -36,6 +36,7 @@ import (
 	"github.com/weftrt/weft/core"
 	"github.com/weftrt/weft/core/blocking"
 	"github.com/weftrt/weft/core/config"
+	"github.com/weftrt/weft/core/spi"
 )
 
 // ErrShutdownTimeout is returned by Shutdown when blocking work was still
@@ -277,7 +278,7 @@ func BlockOn[T any](r *Runtime, f core.Future[T]) (T, error) {
 		w.Wake()
 	}
 	if err := r.sched.Spawn(t, nil); err != nil {
-		t.Reject(err)
+		spi.Reject(t, err)
 		return zero, err
 	}
 	r.sched.BlockOn(t, w.ch)

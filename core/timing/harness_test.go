@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/core/spi"
 )
 
 // refTimer is the simplest correct core.Timer: a mutex and a slice,
@@ -24,9 +25,9 @@ func (r *refTimer) Reset(e *core.TimerEntry, d core.Instant) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	e.Deadline = d
-	e.ResetFired()
-	if e.Owner != r {
-		e.Owner = r
+	spi.ResetFired(e)
+	if spi.LinksOf(e).Owner != r {
+		spi.LinksOf(e).Owner = r
 		r.es = append(r.es, e)
 	}
 }
@@ -39,7 +40,7 @@ func (r *refTimer) Cancel(e *core.TimerEntry) bool {
 		return false
 	}
 	r.es = slices.Delete(r.es, i, i+1)
-	e.Owner = nil
+	spi.LinksOf(e).Owner = nil
 	return true
 }
 
@@ -64,9 +65,9 @@ func (r *refTimer) Fire(now core.Instant) int {
 		if e.Deadline > now {
 			return false
 		}
-		e.Owner = nil
+		spi.LinksOf(e).Owner = nil
 		n++
-		if w := e.Expire(); w != nil {
+		if w := spi.Expire(e); w != nil {
 			wake = append(wake, w)
 		}
 		return true
@@ -107,6 +108,7 @@ type harness struct {
 	clock *core.VClock
 	timer *refTimer
 	time  *core.Time
+	wbase spi.WorkerContext
 	base  *core.Context
 }
 
@@ -114,12 +116,13 @@ func newHarness(t *testing.T) *harness {
 	clock := core.NewVirtualClock()
 	timer := &refTimer{}
 	tm := &core.Time{Clock: clock, Timer: timer}
-	return &harness{t: t, clock: clock, timer: timer, time: tm, base: core.NewWorkerContext(&testWorker{time: tm})}
+	wbase := spi.NewWorkerContext(&testWorker{time: tm})
+	return &harness{t: t, clock: clock, timer: timer, time: tm, wbase: wbase, base: wbase.Context()}
 }
 
 // poll polls f once with waker w and a fresh budget.
 func poll[T any](h *harness, f core.Future[T], w core.Waker) (T, bool) {
-	h.base.ResetBudget()
+	h.wbase.ResetBudget()
 	cx := h.base.WithWaker(w)
 	return f.Poll(&cx)
 }
@@ -127,7 +130,7 @@ func poll[T any](h *harness, f core.Future[T], w core.Waker) (T, bool) {
 // advance moves the clock by d's worth of instant and fires the timer.
 func (h *harness) advanceTo(i core.Instant) {
 	h.clock.AdvanceTo(i)
-	h.time.Fire()
+	spi.Fire(h.time)
 }
 
 // run drives f to completion the way a scheduler with an auto-advancing
@@ -141,7 +144,7 @@ func run[T any](h *harness, f core.Future[T]) T {
 			return v
 		}
 		for !w.take() {
-			if !h.time.AutoAdvance() {
+			if !spi.AutoAdvance(h.time) {
 				h.t.Fatalf("future pending with no timer armed at %v: it would wait for ever", h.clock.Now())
 			}
 		}
@@ -202,7 +205,7 @@ func runAll(h *harness, fs ...core.Future[core.Unit]) (order []int, at []core.In
 	for left := len(fs); left > 0; {
 		batch = q.takeAll(batch)
 		if len(batch) == 0 {
-			if !h.time.AutoAdvance() {
+			if !spi.AutoAdvance(h.time) {
 				h.t.Fatalf("%d futures pending with no timer armed", left)
 			}
 			continue

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/core/spi"
 	"github.com/weftrt/weft/core/timing"
 )
 
@@ -165,7 +166,7 @@ func TestSleepConsumesBudget(t *testing.T) {
 	s := timing.Sleep(time.Second)
 	cx := h.base.WithWaker(core.NoopWaker)
 	// Spend the whole budget, as a busy task would.
-	h.base.ResetBudget()
+	h.wbase.ResetBudget()
 	for cx.Proceed() {
 	}
 	_, ok := s.Poll(&cx)
@@ -395,7 +396,7 @@ func TestNowReadsTheRuntimeClock(t *testing.T) {
 func TestNowWorksWithTimersDisabled(t *testing.T) {
 	clock := core.NewVirtualClock()
 	clock.Advance(time.Second)
-	cx := core.NewWorkerContext(&testWorker{time: &core.Time{Clock: clock}})
+	cx := spi.NewWorkerContext(&testWorker{time: &core.Time{Clock: clock}}).Context()
 	assert.Equal(t, core.Instant(time.Second), timing.Now(cx))
 }
 
@@ -412,8 +413,9 @@ func TestSleepWithTimersDisabledPanicsNamingTheProblem(t *testing.T) {
 		"nil Time":  nil,
 		"nil Timer": {Clock: core.NewVirtualClock()},
 	} {
-		cx := core.NewWorkerContext(&testWorker{time: tm})
-		cx.ResetBudget()
+		wcx := spi.NewWorkerContext(&testWorker{time: tm})
+		wcx.ResetBudget()
+		cx := wcx.Context()
 		defer func() {
 			r := recover()
 			require.NotNil(t, r, name)

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/core/spi"
 )
 
 // Waker counts its wakes.
@@ -58,7 +59,7 @@ type Scheduler struct {
 
 // Spawn implements core.Scheduler: it binds the task.
 func (s *Scheduler) Spawn(t *core.Task, _ core.Worker) error {
-	t.Bind(s)
+	spi.Bind(t, s)
 	return nil
 }
 
@@ -85,11 +86,12 @@ func WorkerContext() (*core.Context, *Scheduler, *core.Task) {
 	s := &Scheduler{}
 	w := &worker{sched: s}
 	s.worker = w
-	cx := core.NewWorkerContext(w)
-	cx.ResetBudget()
+	wcx := spi.NewWorkerContext(w)
+	wcx.ResetBudget()
+	cx := wcx.Context()
 	t, _ := core.NewTask[core.Unit](core.PollFunc[core.Unit](func(*core.Context) (core.Unit, bool) { return core.Unit{}, false }))
 	_ = s.Spawn(t, nil)
-	t.Run(core.NewWorkerContext(w)) // now idle
+	spi.Run(t, spi.NewWorkerContext(w).Context()) // now idle
 	return cx, s, t
 }
 
@@ -103,8 +105,8 @@ func TaskContext(cx *core.Context, t *core.Task) *core.Context {
 // BudgetContext returns a Context with a constrained, full budget whose
 // exhaustion wakes w.
 func BudgetContext(w core.Waker) *core.Context {
-	base := core.NewWorkerContext(&worker{sched: &Scheduler{}})
-	base.ResetBudget()
-	cx := base.WithWaker(w)
+	wcx := spi.NewWorkerContext(&worker{sched: &Scheduler{}})
+	wcx.ResetBudget()
+	cx := wcx.Context().WithWaker(w)
 	return &cx
 }
