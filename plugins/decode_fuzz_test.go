@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/core/spi"
 	"github.com/weftrt/weft/plugins/internal/wire"
 )
 
@@ -196,7 +197,7 @@ func FuzzTimerReplyFrame(f *testing.F) {
 		}
 		expired := 0
 		for _, e := range entries {
-			if e.Owner == nil {
+			if spi.LinksOf(e).Owner == nil {
 				expired++
 			}
 		}

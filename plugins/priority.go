@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/core/spi"
 )
 
 // TaskInfo is what a scheduler policy plugin learns about a task besides
@@ -30,7 +31,7 @@ func SpawnWith[T any](s core.Spawner, info TaskInfo, f core.Future[T]) *core.Joi
 	err := s.SpawnTask(t)
 	spawnInfo.Delete(t)
 	if err != nil {
-		t.Reject(err)
+		spi.Reject(t, err)
 	}
 	return h
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/core/spi"
 	"github.com/weftrt/weft/plugins/internal/wire"
 	"github.com/weftrt/weft/plugins/policy"
 )
@@ -138,6 +139,7 @@ type Scheduler struct {
 	deferred []core.Waker
 	spare    []core.Waker
 	tick     uint32
+	wcx      spi.WorkerContext
 	cx       *core.Context
 
 	waited, decided, fifoPicks, requests atomic.Uint64
@@ -207,8 +209,9 @@ func NewScheduler(o SchedulerOptions, p core.SchedulerParams) (*Scheduler, error
 		s.driver = d
 	}
 	s.worker = &schedWorker{s: s}
-	s.time.SetUnpark(s.unpark)
-	s.cx = core.NewWorkerContext(s.worker)
+	spi.SetUnpark(s.time, s.unpark)
+	s.wcx = spi.NewWorkerContext(s.worker)
+	s.cx = s.wcx.Context()
 	s.core <- struct{}{}
 	if s.driver == nil {
 		s.timer = time.NewTimer(time.Hour)
@@ -286,7 +289,7 @@ func (s *Scheduler) onEnd(st *stream, err error) {
 
 // Spawn binds t and queues it, with the TaskInfo SpawnWith attached.
 func (s *Scheduler) Spawn(t *core.Task, from core.Worker) error {
-	t.Bind(s)
+	spi.Bind(t, s)
 	if err := s.tasks.Bind(t); err != nil {
 		return err
 	}
@@ -304,7 +307,7 @@ func (s *Scheduler) Schedule(t *core.Task, from core.Worker) {
 func (s *Scheduler) enqueue(t *core.Task, from core.Worker, spawned bool, info TaskInfo) {
 	if from == core.Worker(s.worker) {
 		if s.isClosed.Load() {
-			t.Shutdown()
+			spi.Shutdown(t)
 			return
 		}
 		s.push(t, spawned, info)
@@ -313,7 +316,7 @@ func (s *Scheduler) enqueue(t *core.Task, from core.Worker, spawned bool, info T
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		t.Shutdown()
+		spi.Shutdown(t)
 		return
 	}
 	s.inject = append(s.inject, injected{t: t, spawned: spawned, info: info})
@@ -381,7 +384,7 @@ func (s *Scheduler) BlockOn(root *core.Task, done <-chan struct{}) {
 			s.core <- struct{}{}
 			return
 		}
-		s.ownerGoroutine.Store(core.GoroutineID())
+		s.ownerGoroutine.Store(spi.GoroutineID())
 		s.run(done)
 		s.ownerGoroutine.Store(0)
 		if s.isClosed.Load() {
@@ -417,8 +420,8 @@ func (s *Scheduler) run(done <-chan struct{}) {
 			s.parkIdle(done)
 			continue
 		}
-		s.cx.ResetBudget()
-		if t.Run(s.cx) {
+		s.wcx.ResetBudget()
+		if spi.Run(t, s.cx) {
 			s.push(t, false, TaskInfo{})
 		} else if t.IsComplete() {
 			s.event(policy.Completed, t.ID(), 0, "")
@@ -625,15 +628,15 @@ func (s *Scheduler) parkIdle(done <-chan struct{}) {
 			s.send(st)
 		}
 	}
-	if s.time.CanAutoAdvance() {
+	if spi.CanAutoAdvance(s.time) {
 		s.parkFor(0)
 		if len(s.queued) == 0 && s.injectLen.Load() == 0 && len(s.deferred) == 0 {
-			s.time.AutoAdvance()
+			spi.AutoAdvance(s.time)
 		}
 		return
 	}
 	s.p.Hooks.RunBeforePark()
-	timeout := s.time.Parking(-1)
+	timeout := spi.Parking(s.time, -1)
 	s.parked.Store(true)
 	// Parked is published before the global queue is checked, and an
 	// injector stores its length before it loads parked (both
@@ -642,7 +645,7 @@ func (s *Scheduler) parkIdle(done <-chan struct{}) {
 		s.parkOn(timeout)
 	}
 	s.parked.Store(false)
-	s.time.Unparked()
+	spi.Unparked(s.time)
 	s.afterPark()
 	s.p.Hooks.RunAfterUnpark()
 }
@@ -678,7 +681,7 @@ func (s *Scheduler) parkOn(timeout time.Duration) {
 }
 
 func (s *Scheduler) afterPark() {
-	s.time.Fire()
+	spi.Fire(s.time)
 	if len(s.deferred) == 0 {
 		return
 	}
@@ -734,7 +737,7 @@ func (s *Scheduler) Shutdown() {
 		s.isClosed.Store(true)
 		s.mu.Unlock()
 		close(s.shutdownCh)
-		if owner := s.ownerGoroutine.Load(); owner != 0 && owner == core.GoroutineID() {
+		if owner := s.ownerGoroutine.Load(); owner != 0 && owner == spi.GoroutineID() {
 			// Called from inside a task: cancel now; the enclosing
 			// BlockOn closes the driver. The policy process ends in
 			// the background.
@@ -784,7 +787,7 @@ func (s *Scheduler) cancelAll() {
 	s.tasks.ShutdownAll(0)
 	for _, q := range s.fifo[s.head:] {
 		if q.t != nil {
-			q.t.Shutdown()
+			spi.Shutdown(q.t)
 		}
 	}
 	s.fifo, s.head = nil, 0
@@ -795,7 +798,7 @@ func (s *Scheduler) cancelAll() {
 	s.injectLen.Store(0)
 	s.mu.Unlock()
 	for _, in := range rest {
-		in.t.Shutdown()
+		spi.Shutdown(in.t)
 	}
 	s.deferred = nil
 }

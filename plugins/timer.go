@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc/health/grpc_health_v1"
 
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/core/spi"
 	"github.com/weftrt/weft/plugins/internal/wire"
 )
 
@@ -486,7 +487,7 @@ func (t *Timer) applyFired(st *stream, seq uint64, ids []uint64, has bool, next 
 			if e := t.armed[id]; e != nil {
 				t.disarmLocked(e, id, false)
 				r.n++
-				if w := e.Expire(); w != nil {
+				if w := spi.Expire(e); w != nil {
 					r.wakers = append(r.wakers, w)
 				}
 			}
@@ -556,9 +557,9 @@ func (t *Timer) armLocked(e *core.TimerEntry) {
 	t.nextID++
 	id := t.nextID
 	t.armed[id] = e
-	e.Owner = t
-	e.Index = int(id)
-	e.ResetFired()
+	spi.LinksOf(e).Owner = t
+	spi.LinksOf(e).Index = int(id)
+	spi.ResetFired(e)
 	d := e.Deadline
 	t.cached = min(t.cached, d)
 	for _, w := range t.waits {
@@ -580,7 +581,7 @@ func (t *Timer) armLocked(e *core.TimerEntry) {
 // plugin to cancel it too.
 func (t *Timer) disarmLocked(e *core.TimerEntry, id uint64, tell bool) {
 	delete(t.armed, id)
-	e.Owner = nil
+	spi.LinksOf(e).Owner = nil
 	if tell && t.st != nil {
 		n := t.st.append(func(enc *wire.Enc) {
 			enc.U8(wire.TimerCancel)
@@ -594,14 +595,14 @@ func (t *Timer) disarmLocked(e *core.TimerEntry, id uint64, tell bool) {
 
 // armedHere reports whether e is armed in t (with the lock held).
 func (t *Timer) armedHere(e *core.TimerEntry) bool {
-	return e.Owner == any(t)
+	return spi.LinksOf(e).Owner == any(t)
 }
 
 // Insert arms e at e.Deadline; an entry already armed here is moved.
 func (t *Timer) Insert(e *core.TimerEntry) {
 	t.mu.Lock()
 	if t.armedHere(e) {
-		t.disarmLocked(e, uint64(e.Index), true)
+		t.disarmLocked(e, uint64(spi.LinksOf(e).Index), true)
 	}
 	t.armLocked(e)
 	t.mu.Unlock()
@@ -611,7 +612,7 @@ func (t *Timer) Insert(e *core.TimerEntry) {
 func (t *Timer) Reset(e *core.TimerEntry, deadline core.Instant) {
 	t.mu.Lock()
 	if t.armedHere(e) {
-		t.disarmLocked(e, uint64(e.Index), true)
+		t.disarmLocked(e, uint64(spi.LinksOf(e).Index), true)
 	}
 	e.Deadline = deadline
 	t.armLocked(e)
@@ -626,7 +627,7 @@ func (t *Timer) Cancel(e *core.TimerEntry) bool {
 	if !t.armedHere(e) {
 		return false
 	}
-	t.disarmLocked(e, uint64(e.Index), true)
+	t.disarmLocked(e, uint64(spi.LinksOf(e).Index), true)
 	return true
 }
 
@@ -715,7 +716,7 @@ func (t *Timer) fireLocalLocked(now core.Instant) fireResult {
 		}
 		t.disarmLocked(e, id, true)
 		r.n++
-		if w := e.Expire(); w != nil {
+		if w := spi.Expire(e); w != nil {
 			r.wakers = append(r.wakers, w)
 		}
 	}

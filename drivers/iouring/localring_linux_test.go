@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/core/spi"
 )
 
 // These tests cover operations submitted to a ring other than their
@@ -29,9 +30,7 @@ func (w ringWorker) Time() *core.Time          { return nil }
 
 // pollOn polls f once as a task of a worker whose driver is d.
 func pollOn[T any](f core.Future[T], d core.Driver, w core.Waker) (T, bool) {
-	cx := core.NewWorkerContext(ringWorker{d})
-	cx.ResetBudget()
-	c := cx.WithWaker(w)
+	c := spi.NewWorkerContext(ringWorker{d}).Context().WithWaker(w)
 	return f.Poll(&c)
 }
 

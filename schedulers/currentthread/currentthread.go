@@ -52,6 +52,7 @@ import (
 	"time"
 
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/core/spi"
 	"github.com/weftrt/weft/schedulers/internal/deferred"
 	"github.com/weftrt/weft/schedulers/internal/globalq"
 	"github.com/weftrt/weft/schedulers/internal/metrics"
@@ -125,6 +126,7 @@ type Scheduler struct {
 	rq       core.TaskQueue
 	deferred deferred.Wakers
 	tick     uint32
+	wcx      spi.WorkerContext
 	cx       *core.Context
 	stats    metrics.Counters
 	pollTime metrics.PollTime
@@ -168,8 +170,9 @@ func New(cfg Config, p core.SchedulerParams) (*Scheduler, error) {
 	s.worker = &worker{s: s}
 	// A timer armed from another goroutine before our next deadline must
 	// cut our park short.
-	s.time.SetUnpark(s.unpark)
-	s.cx = core.NewWorkerContext(s.worker)
+	spi.SetUnpark(s.time, s.unpark)
+	s.wcx = spi.NewWorkerContext(s.worker)
+	s.cx = s.wcx.Context()
 	s.core <- struct{}{}
 	if s.driver == nil {
 		s.timer = time.NewTimer(time.Hour)
@@ -180,7 +183,7 @@ func New(cfg Config, p core.SchedulerParams) (*Scheduler, error) {
 
 // Spawn binds t and queues it.
 func (s *Scheduler) Spawn(t *core.Task, from core.Worker) error {
-	t.Bind(s)
+	spi.Bind(t, s)
 	if err := s.tasks.Bind(t); err != nil {
 		return err
 	}
@@ -193,7 +196,7 @@ func (s *Scheduler) Spawn(t *core.Task, from core.Worker) error {
 func (s *Scheduler) Schedule(t *core.Task, from core.Worker) {
 	if from == core.Worker(s.worker) {
 		if s.closedNow() {
-			t.Shutdown()
+			spi.Shutdown(t)
 			return
 		}
 		s.stats.LocalSchedules++
@@ -238,7 +241,7 @@ func (s *Scheduler) BlockOn(root *core.Task, done <-chan struct{}) {
 				s.core <- struct{}{}
 				return
 			}
-			s.ownerGoroutine.Store(core.GoroutineID())
+			s.ownerGoroutine.Store(spi.GoroutineID())
 			s.run(done)
 			s.ownerGoroutine.Store(0)
 			if s.closedNow() {
@@ -281,9 +284,9 @@ func (s *Scheduler) run(done <-chan struct{}) {
 			s.parkIdle(done)
 			continue
 		}
-		s.cx.ResetBudget()
+		s.wcx.ResetBudget()
 		s.stats.Polls++
-		if t.Run(s.cx) {
+		if spi.Run(t, s.cx) {
 			// Woken during its own poll (a yield or a spent budget): to
 			// the back of the queue, behind the tasks already waiting.
 			s.rq.Push(t)
@@ -332,18 +335,18 @@ func (s *Scheduler) maintenance() {
 // parkIdle is called with no runnable task. It parks until a wake, an I/O
 // event or the next timer deadline.
 func (s *Scheduler) parkIdle(done <-chan struct{}) {
-	if s.time.CanAutoAdvance() {
+	if spi.CanAutoAdvance(s.time) {
 		// Look for I/O first; jump the virtual clock only if nothing
 		// became runnable.
 		s.parkFor(0)
 		if s.rq.Len() == 0 && s.global.IsEmpty() && s.deferred.Len() == 0 {
-			s.time.AutoAdvance()
+			spi.AutoAdvance(s.time)
 		}
 		return
 	}
 	s.p.Hooks.RunBeforePark()
-	timeout := s.time.Parking(-1)
-	defer s.time.Unparked()
+	timeout := spi.Parking(s.time, -1)
+	defer spi.Unparked(s.time)
 	s.parked.Store(true)
 	if s.global.IsEmpty() && !s.closedNow() && !isDone(done) {
 		s.stats.Parks++
@@ -391,7 +394,7 @@ func (s *Scheduler) parkOn(timeout time.Duration) {
 }
 
 func (s *Scheduler) afterPark() {
-	s.time.Fire()
+	spi.Fire(s.time)
 	s.deferred.WakeAll(s.cx)
 }
 
@@ -425,7 +428,7 @@ func (s *Scheduler) Shutdown() {
 		s.global.Close()
 		s.closed.Store(true)
 		close(s.shutdownCh)
-		if owner := s.ownerGoroutine.Load(); owner != 0 && owner == core.GoroutineID() {
+		if owner := s.ownerGoroutine.Load(); owner != 0 && owner == spi.GoroutineID() {
 			// We are the core holder, inside a task's poll.
 			s.cancelAll()
 			return

@@ -38,12 +38,12 @@
 // # Ownership and the wake routing rule
 //
 // A task is owned by the worker that last polled it. The owner is recorded
-// without a side table: the task is bound (core.Task.Bind) to its owner's
+// without a side table: the task is bound (spi.Bind) to its owner's
 // home, a small per-worker core.Scheduler that forwards to the pool and
 // names the owner, so a wake finds it in the task itself. A worker rebinds a
 // task just before polling it, while the task is NOTIFIED and in its hands:
 // a wake reads the binding only after winning NOTIFIED from an idle task,
-// so the write and that read never overlap, and Task.Run's CAS orders them.
+// so the write and that read never overlap, and spi.Run's CAS orders them.
 //
 // Where a runnable task goes:
 //
@@ -116,7 +116,7 @@
 // activation hook, which reaches the worker's own parker (the handshake is
 // described at park.Parker.Park). One parked worker at a time holds the
 // timers: it parks until the next deadline and is unparked when an
-// earlier one is armed (park.Deadline, core.Time.Parking); every worker
+// earlier one is armed (park.Deadline, spi.Parking); every worker
 // fires due timers after each park and every event_interval ticks. With an auto-advancing virtual clock the
 // clock jumps to the next deadline only when the whole pool is idle: every
 // worker published idle (or failed) and every queue and mailbox is empty.

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/core/spi"
 	"github.com/weftrt/weft/schedulers/internal/globalq"
 	"github.com/weftrt/weft/schedulers/internal/module"
 	"github.com/weftrt/weft/schedulers/internal/park"
@@ -123,7 +124,7 @@ func build(cfg Config, p core.SchedulerParams) *Scheduler {
 	s.barrier.cond.L = &s.barrier.mu
 	s.timerHolder.Store(-1)
 	if s.timers {
-		p.Time.SetUnpark(s.unparkTimerHolder)
+		spi.SetUnpark(p.Time, s.unparkTimerHolder)
 	}
 	s.workers = make([]*worker, n)
 	for i := range s.workers {
@@ -166,11 +167,11 @@ func (s *Scheduler) local(from core.Worker) *worker {
 func (s *Scheduler) Spawn(t *core.Task, from core.Worker) error {
 	w := s.local(from)
 	if w != nil {
-		t.Bind(w.home)
+		spi.Bind(t, w.home)
 	} else {
 		// Provisional: whichever worker first polls the task owns it.
 		// Until then the task is NOTIFIED, so no wake reads the binding.
-		t.Bind(s.workers[0].home)
+		spi.Bind(t, s.workers[0].home)
 	}
 	if err := s.tasks.Bind(t); err != nil {
 		return err
@@ -209,7 +210,7 @@ func (s *Scheduler) Schedule(t *core.Task, from core.Worker) {
 //     the task is shut down instead.
 func (s *Scheduler) schedule(t *core.Task, owner *worker, from core.Worker) {
 	if s.closed.Load() {
-		t.Shutdown()
+		spi.Shutdown(t)
 		return
 	}
 	if w := s.local(from); w != nil {
@@ -331,7 +332,7 @@ func (s *Scheduler) BlockOn(root *core.Task, done <-chan struct{}) {
 		if dead {
 			// No worker polls any more, so the root is not running:
 			// cancel it here.
-			root.Reject(s.failure.Load())
+			spi.Reject(root, s.failure.Load())
 		} else if failed {
 			// Queued already (it was just spawned), or idle after a poll
 			// that raced with the registration: either way the next
@@ -358,7 +359,7 @@ func (s *Scheduler) isRoot(t *core.Task) bool {
 func (s *Scheduler) rejectRoots() {
 	f := s.failure.Load()
 	for _, r := range s.rootList() {
-		r.Reject(f)
+		spi.Reject(r, f)
 	}
 }
 
@@ -459,7 +460,7 @@ func (s *Scheduler) close() {
 
 // onWorkerGoroutine reports whether the caller is one of the workers.
 func (s *Scheduler) onWorkerGoroutine() bool {
-	self := core.GoroutineID()
+	self := spi.GoroutineID()
 	for _, w := range s.workers {
 		// Pairs with the store at the start of worker.main.
 		if w.goid.Load() == self {

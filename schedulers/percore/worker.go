@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/core/spi"
 	"github.com/weftrt/weft/schedulers/internal/deferred"
 	"github.com/weftrt/weft/schedulers/internal/globalq"
 	"github.com/weftrt/weft/schedulers/internal/metrics"
@@ -52,6 +53,7 @@ type worker struct {
 	rq runq.Queue
 
 	// Owned by the worker's goroutine.
+	wcx                     spi.WorkerContext
 	cx                      *core.Context
 	untilGlobal, untilEvent uint32
 	// searching: counted in the idle set's searching count.
@@ -86,7 +88,8 @@ func newWorker(s *Scheduler, i int) *worker {
 	if len(s.workers) == 1 {
 		w.rq.SetExclusive()
 	}
-	w.cx = core.NewWorkerContext(w)
+	w.wcx = spi.NewWorkerContext(w)
+	w.cx = w.wcx.Context()
 	w.untilGlobal = uint32(s.cfg.GlobalQueueInterval)
 	w.untilEvent = uint32(s.cfg.EventInterval)
 	w.rng.Seed(uint64(time.Now().UnixNano()), i)
@@ -125,7 +128,7 @@ func (w *worker) main(ready chan<- error) {
 			defer runtime.UnlockOSThread()
 		}
 	}
-	w.goid.Store(core.GoroutineID())
+	w.goid.Store(spi.GoroutineID())
 	if err := w.start(); err != nil {
 		ready <- err
 		return
@@ -300,19 +303,19 @@ func (w *worker) runTask(t *core.Task) {
 	// task is NOTIFIED and in our hands, not running, so Reject completes
 	// it at once with the failure as the cause.
 	if f := s.failure.Load(); f != nil && s.isRoot(t) {
-		t.Reject(f)
+		spi.Reject(t, f)
 		return
 	}
 	// Ownership moves to this worker. The task is NOTIFIED and in our
 	// hands, so no wake reads the binding now (a wake reads it only after
-	// winning NOTIFIED from an idle task), and the CAS in Task.Run orders
+	// winning NOTIFIED from an idle task), and the CAS in spi.Run orders
 	// this write before any later wake's read.
 	if t.Scheduler() != core.Scheduler(w.home) {
-		t.Bind(w.home)
+		spi.Bind(t, w.home)
 	}
-	w.cx.ResetBudget()
+	w.wcx.ResetBudget()
 	w.stats.Polls++
-	if t.Run(w.cx) {
+	if spi.Run(t, w.cx) {
 		w.pushLocal(t)
 	}
 }
@@ -359,7 +362,7 @@ func (w *worker) maintenance() error {
 		err = w.driver.Park(0)
 	}
 	if w.s.timers {
-		w.s.p.Time.Fire()
+		spi.Fire(w.s.p.Time)
 	}
 	w.wakeDeferred()
 	w.publish()
@@ -455,7 +458,7 @@ func (w *worker) parkWithTimers() error {
 	}
 	err := w.parker.Park(timeout)
 	if holder {
-		s.p.Time.Unparked()
+		spi.Unparked(s.p.Time)
 		s.timerHolder.Store(-1)
 	}
 	if s.timers {
@@ -510,7 +513,7 @@ func (w *worker) degrade() {
 func (w *worker) cleanup() {
 	s := w.s
 	for t := w.rq.Pop(); t != nil; t = w.rq.Pop() {
-		t.Shutdown()
+		spi.Shutdown(t)
 	}
 	var b core.TaskQueue
 	w.mb.TakeAll(&b)

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/core/spi"
 	"github.com/weftrt/weft/schedulers/internal/park"
 )
 
@@ -22,7 +23,8 @@ func stillScheduler(t *testing.T, n int) (*Scheduler, []*runner) {
 	rs := make([]*runner, n)
 	for i, w := range s.workers {
 		rs[i] = &runner{s: s, core: w.handoff.Swap(nil)}
-		rs[i].cx = core.NewWorkerContext(rs[i])
+		rs[i].wcx = spi.NewWorkerContext(rs[i])
+		rs[i].cx = rs[i].wcx.Context()
 	}
 	return s, rs
 }
@@ -93,7 +95,7 @@ func TestTheLastSearcherToFindWorkWakesAnotherWorker(t *testing.T) {
 	// Worker 0 found a task: where there was one there may be more, so
 	// another worker takes over the search.
 	task, _ := core.NewTask(core.Future[int](core.PollFunc[int](func(*core.Context) (int, bool) { return 0, true })))
-	task.Bind(s)
+	spi.Bind(task, s)
 	rs[0].runTask(task)
 	assert.Equal(t, park.Notified, s.workers[1].parker.State())
 	_, searching := s.idle.counts()

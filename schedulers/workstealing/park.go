@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/core/spi"
 	"github.com/weftrt/weft/schedulers/internal/park"
 )
 
@@ -64,7 +65,7 @@ func (s *Scheduler) pollDriver(p *park.Parker, log func(error)) {
 		}
 		d.unlock()
 	}
-	d.time.Fire()
+	spi.Fire(d.time)
 }
 
 // parkDriver parks worker idx in the driver slot (held by the caller) for
@@ -99,7 +100,7 @@ func (s *Scheduler) parkDriver(idx int, p *park.Parker, timeout time.Duration, l
 		log(err)
 	}
 	if timers {
-		d.time.Unparked()
+		spi.Unparked(d.time)
 	}
 	// Pairs with the loads in unparkHolder and driverActive: a late
 	// unpark finds no holder or an awake parker, whose next park it

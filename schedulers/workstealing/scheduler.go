@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/core/spi"
 	"github.com/weftrt/weft/schedulers/internal/globalq"
 	"github.com/weftrt/weft/schedulers/internal/module"
 	"github.com/weftrt/weft/schedulers/internal/park"
@@ -101,7 +102,7 @@ func build(cfg Config, p core.SchedulerParams) (*Scheduler, error) {
 	s.drv.enabled = d != nil || s.drv.hasTimers()
 	s.drv.holder.Store(-1)
 	if s.drv.hasTimers() {
-		p.Time.SetUnpark(s.unparkHolder)
+		spi.SetUnpark(p.Time, s.unparkHolder)
 	}
 
 	seed := uint64(time.Now().UnixNano())
@@ -126,7 +127,8 @@ func build(cfg Config, p core.SchedulerParams) (*Scheduler, error) {
 // cell and runs the worker.
 func (s *Scheduler) startRunner(w *worker) {
 	r := &runner{s: s, done: make(chan struct{})}
-	r.cx = core.NewWorkerContext(r)
+	r.wcx = spi.NewWorkerContext(r)
+	r.cx = r.wcx.Context()
 	s.runnersMu.Lock()
 	s.runners[r] = struct{}{}
 	s.runnersMu.Unlock()
@@ -146,7 +148,7 @@ func (s *Scheduler) forget(r *runner) {
 // queue, waking a parked worker. It returns an error wrapping
 // core.ErrShutdown once the scheduler is shut down; t is then untouched.
 func (s *Scheduler) Spawn(t *core.Task, from core.Worker) error {
-	t.Bind(s)
+	spi.Bind(t, s)
 	if err := s.tasks.Bind(t); err != nil {
 		return err
 	}
@@ -297,7 +299,7 @@ func (s *Scheduler) close() {
 
 // waitRunners waits for every runner goroutine except the caller's.
 func (s *Scheduler) waitRunners() {
-	self := core.GoroutineID()
+	self := spi.GoroutineID()
 	for {
 		var wait chan struct{}
 		s.runnersMu.Lock()
@@ -324,10 +326,10 @@ func (s *Scheduler) finish() {
 	for _, c := range s.finalCores {
 		if t := c.lifo; t != nil {
 			c.lifo = nil
-			t.Shutdown()
+			spi.Shutdown(t)
 		}
 		for t := c.w.rq.Pop(); t != nil; t = c.w.rq.Pop() {
-			t.Shutdown()
+			spi.Shutdown(t)
 		}
 	}
 	var rest core.TaskQueue

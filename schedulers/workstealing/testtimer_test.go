@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/core/spi"
 )
 
 // testTimerName is the timer module the tests register: the scheduler
@@ -25,7 +26,7 @@ func (t *heapTimer) less(i, j int) bool { return t.h[i].Deadline < t.h[j].Deadli
 
 func (t *heapTimer) swap(i, j int) {
 	t.h[i], t.h[j] = t.h[j], t.h[i]
-	t.h[i].Index, t.h[j].Index = i, j
+	spi.LinksOf(t.h[i]).Index, spi.LinksOf(t.h[j]).Index = i, j
 }
 
 func (t *heapTimer) up(i int) {
@@ -69,24 +70,24 @@ func (t *heapTimer) remove(i int) {
 		t.down(i)
 		t.up(i)
 	}
-	e.Owner = nil
-	e.Index = -1
+	spi.LinksOf(e).Owner = nil
+	spi.LinksOf(e).Index = -1
 }
 
 // arm adds e or moves it; called with mu held.
 func (t *heapTimer) arm(e *core.TimerEntry) {
 	if e.Fired() {
-		e.ResetFired()
+		spi.ResetFired(e)
 	}
-	if e.Owner == any(t) {
-		t.down(e.Index)
-		t.up(e.Index)
+	if spi.LinksOf(e).Owner == any(t) {
+		t.down(spi.LinksOf(e).Index)
+		t.up(spi.LinksOf(e).Index)
 		return
 	}
-	e.Owner = t
-	e.Index = len(t.h)
+	spi.LinksOf(e).Owner = t
+	spi.LinksOf(e).Index = len(t.h)
 	t.h = append(t.h, e)
-	t.up(e.Index)
+	t.up(spi.LinksOf(e).Index)
 }
 
 func (t *heapTimer) Insert(e *core.TimerEntry) {
@@ -105,10 +106,10 @@ func (t *heapTimer) Reset(e *core.TimerEntry, deadline core.Instant) {
 func (t *heapTimer) Cancel(e *core.TimerEntry) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if e.Owner != any(t) {
+	if spi.LinksOf(e).Owner != any(t) {
 		return false
 	}
-	t.remove(e.Index)
+	t.remove(spi.LinksOf(e).Index)
 	return true
 }
 
@@ -127,7 +128,7 @@ func (t *heapTimer) Fire(now core.Instant) int {
 	for len(t.h) > 0 && t.h[0].Deadline <= now {
 		e := t.h[0]
 		t.remove(0)
-		if w := e.Expire(); w != nil {
+		if w := spi.Expire(e); w != nil {
 			wake = append(wake, w)
 		}
 	}

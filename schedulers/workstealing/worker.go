@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/core/spi"
 	"github.com/weftrt/weft/schedulers/internal/deferred"
 	"github.com/weftrt/weft/schedulers/internal/metrics"
 	"github.com/weftrt/weft/schedulers/internal/park"
@@ -67,7 +68,9 @@ type runner struct {
 	// core is the worker this goroutine runs, nil once handed off. Only
 	// this goroutine reads or writes it: a Context never leaves its poll.
 	core *workerCore
-	cx   *core.Context
+	// wcx is the goroutine's worker context; cx is its Context.
+	wcx spi.WorkerContext
+	cx  *core.Context
 	// deferred holds wakers queued by Context.Defer (yields), woken after
 	// the next driver and timer poll; their wakes are yields (to the back
 	// of the run queue), collected and queued in one batch, with one
@@ -100,7 +103,7 @@ func (r *runner) main(w *worker) {
 	s := r.s
 	defer close(r.done)
 	defer s.forget(r)
-	r.goid.Store(core.GoroutineID())
+	r.goid.Store(spi.GoroutineID())
 	// Pairs with the Store in New or BlockInPlace, and with the Swap by
 	// which BlockInPlace's goroutine may take its core back.
 	c := w.handoff.Swap(nil)
@@ -217,7 +220,7 @@ func (r *runner) runTask(t *core.Task) bool {
 		c.searching = false
 		s.stopSearch()
 	}
-	r.cx.ResetBudget()
+	r.wcx.ResetBudget()
 	c.stats.Polls++
 	r.poll(t)
 	lifoPolls := 0
@@ -253,7 +256,7 @@ func (r *runner) runTask(t *core.Task) bool {
 // poll runs t once and requeues it if it was woken during its own poll (a
 // self-wake or a spent budget): at the back, as a yield.
 func (r *runner) poll(t *core.Task) {
-	if t.Run(r.cx) {
+	if spi.Run(t, r.cx) {
 		if r.core != nil {
 			r.scheduleLocal(t, true)
 		} else {

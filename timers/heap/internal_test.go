@@ -7,14 +7,15 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/core/spi"
 )
 
 // checkHeap verifies the heap order and the stored indexes.
 func checkHeap(t *testing.T, s *shard) {
 	t.Helper()
 	for i, e := range s.h {
-		if e.Index != i {
-			t.Fatalf("entry at %d stores index %d", i, e.Index)
+		if spi.LinksOf(e).Index != i {
+			t.Fatalf("entry at %d stores index %d", i, spi.LinksOf(e).Index)
 		}
 		if p := (i - 1) >> s.log2d; i > 0 && s.h[p].Deadline > e.Deadline {
 			t.Fatalf("parent %d (%v) is after its child %d (%v)", p, s.h[p].Deadline, i, e.Deadline)

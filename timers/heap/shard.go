@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/core/spi"
 )
 
 const (
@@ -61,25 +62,25 @@ func (s *shard) publish() {
 // held.
 func (s *shard) arm(e *core.TimerEntry) {
 	if e.Fired() {
-		e.ResetFired()
+		spi.ResetFired(e)
 	}
-	if e.Owner == any(s) {
-		s.fix(e.Index)
+	if spi.LinksOf(e).Owner == any(s) {
+		s.fix(spi.LinksOf(e).Index)
 	} else {
-		e.Owner = s
-		e.Index = len(s.h)
+		spi.LinksOf(e).Owner = s
+		spi.LinksOf(e).Index = len(s.h)
 		s.h = append(s.h, e)
-		s.up(e.Index)
+		s.up(spi.LinksOf(e).Index)
 	}
 	s.publish()
 }
 
 // cancel removes e if it is armed here. Called with mu held.
 func (s *shard) cancel(e *core.TimerEntry) bool {
-	if e.Owner != any(s) {
+	if spi.LinksOf(e).Owner != any(s) {
 		return false
 	}
-	s.remove(e.Index)
+	s.remove(spi.LinksOf(e).Index)
 	s.publish()
 	return true
 }
@@ -91,15 +92,15 @@ func (s *shard) remove(i int) *core.TimerEntry {
 	if i != last {
 		m := s.h[last]
 		s.h[i] = m
-		m.Index = i
+		spi.LinksOf(m).Index = i
 	}
 	s.h[last] = nil
 	s.h = s.h[:last]
 	if i != last {
 		s.fix(i)
 	}
-	e.Owner = nil
-	e.Index = -1
+	spi.LinksOf(e).Owner = nil
+	spi.LinksOf(e).Index = -1
 	if c := cap(s.h); c > shrinkAbove && len(s.h) < c/4 {
 		s.h = append(make([]*core.TimerEntry, 0, c/2), s.h...)
 	}
@@ -125,11 +126,11 @@ func (s *shard) up(i int) bool {
 			break
 		}
 		h[i] = h[p]
-		h[i].Index = i
+		spi.LinksOf(h[i]).Index = i
 		i = p
 	}
 	h[i] = e
-	e.Index = i
+	spi.LinksOf(e).Index = i
 	return i != start
 }
 
@@ -154,11 +155,11 @@ func (s *shard) down(i int) {
 			break
 		}
 		h[i] = h[m]
-		h[i].Index = i
+		spi.LinksOf(h[i]).Index = i
 		i = m
 	}
 	h[i] = e
-	e.Index = i
+	spi.LinksOf(e).Index = i
 }
 
 // fire pops every root due at now and returns how many entries it fired.
@@ -175,7 +176,7 @@ func (s *shard) fire(now core.Instant) int {
 		for nb < wakeBatch && fired < limit && len(s.h) > 0 && s.h[0].Deadline <= now {
 			e := s.remove(0)
 			fired++
-			if w := e.Expire(); w != nil {
+			if w := spi.Expire(e); w != nil {
 				batch[nb] = w
 				nb++
 			}

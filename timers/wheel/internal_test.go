@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/core/spi"
 )
 
 const msI = core.Instant(time.Millisecond)
@@ -56,14 +57,14 @@ func TestAnEntryCascadesDownTheLevelsAsTimeAdvances(t *testing.T) {
 	defer s.mu.Unlock()
 	s.arm(e)
 	when := ceilTick(e.Deadline)
-	seen := []int{int(e.Slot) / slotsPerLevel}
-	for e.Slot != dueSlot {
+	seen := []int{int(spi.LinksOf(e).Slot) / slotsPerLevel}
+	for spi.LinksOf(e).Slot != dueSlot {
 		_, _, next, ok := s.nextExpiration()
 		require.True(t, ok)
 		require.LessOrEqual(t, next, when, "a cascade point is never after the deadline")
 		s.advance(next)
-		if e.Slot != dueSlot {
-			seen = append(seen, int(e.Slot)/slotsPerLevel)
+		if spi.LinksOf(e).Slot != dueSlot {
+			seen = append(seen, int(spi.LinksOf(e).Slot)/slotsPerLevel)
 		}
 	}
 	assert.Equal(t, when, s.elapsed, "the entry becomes due exactly at its tick")
@@ -89,12 +90,12 @@ func TestEntriesBeyondTheTopLevelWaitAFullRotationNotLess(t *testing.T) {
 	s.arm(near)
 	s.arm(far)
 	s.advance(3 << 30)
-	for near.Slot != dueSlot {
+	for spi.LinksOf(near).Slot != dueSlot {
 		_, _, next, _ := s.nextExpiration()
 		s.advance(next)
 	}
 	assert.Equal(t, int64(3<<30), s.elapsed)
-	assert.NotEqual(t, int32(dueSlot), far.Slot, "the far entry is not due a rotation early")
+	assert.NotEqual(t, int32(dueSlot), spi.LinksOf(far).Slot, "the far entry is not due a rotation early")
 	_, _, next, ok := s.nextExpiration()
 	require.True(t, ok)
 	assert.Equal(t, int64(maxSpan+3<<30), next, "it comes round one rotation later")

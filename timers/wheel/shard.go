@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/core/spi"
 )
 
 const (
@@ -181,14 +182,14 @@ func (s *shard) file(e *core.TimerEntry) {
 	when := ceilTick(e.Deadline)
 	var exp int64
 	if when <= s.elapsed {
-		e.Slot = dueSlot
+		spi.LinksOf(e).Slot = dueSlot
 		pushBack(&s.due, e)
 		exp = s.elapsed
 	} else {
 		lv := levelFor(s.elapsed, when)
 		slot := slotFor(when, lv)
 		l := &s.levels[lv]
-		e.Slot = int32(lv*slotsPerLevel + slot)
+		spi.LinksOf(e).Slot = int32(lv*slotsPerLevel + slot)
 		pushBack(&l.slots[slot], e)
 		l.occupied |= 1 << slot
 		exp = expiration(s.elapsed, lv, slot)
@@ -201,7 +202,7 @@ func (s *shard) file(e *core.TimerEntry) {
 // unfile unlinks an armed e from wherever it is and republishes next if the
 // removal emptied a list. Called with mu held.
 func (s *shard) unfile(e *core.TimerEntry) {
-	if e.Slot == dueSlot {
+	if spi.LinksOf(e).Slot == dueSlot {
 		head := &s.due
 		if s.firing == e {
 			head = &s.firing
@@ -212,7 +213,7 @@ func (s *shard) unfile(e *core.TimerEntry) {
 		}
 		return
 	}
-	lv, slot := int(e.Slot)/slotsPerLevel, int(e.Slot)%slotsPerLevel
+	lv, slot := int(spi.LinksOf(e).Slot)/slotsPerLevel, int(spi.LinksOf(e).Slot)%slotsPerLevel
 	l := &s.levels[lv]
 	unlink(&l.slots[slot], e)
 	if l.slots[slot] == nil {
@@ -224,25 +225,25 @@ func (s *shard) unfile(e *core.TimerEntry) {
 // arm files e, unfiling it first if it is armed here already. Called with
 // mu held.
 func (s *shard) arm(e *core.TimerEntry) {
-	if e.Owner == any(s) {
+	if spi.LinksOf(e).Owner == any(s) {
 		s.unfile(e)
 	} else {
-		e.Owner = s
+		spi.LinksOf(e).Owner = s
 		s.n++
 	}
 	if e.Fired() {
-		e.ResetFired()
+		spi.ResetFired(e)
 	}
 	s.file(e)
 }
 
 // cancel disarms e if it is armed here. Called with mu held.
 func (s *shard) cancel(e *core.TimerEntry) bool {
-	if e.Owner != any(s) {
+	if spi.LinksOf(e).Owner != any(s) {
 		return false
 	}
 	s.unfile(e)
-	e.Owner = nil
+	spi.LinksOf(e).Owner = nil
 	s.n--
 	return true
 }
@@ -263,10 +264,10 @@ func (s *shard) advance(nowTick int64) {
 		s.elapsed = when
 		// Take the whole list first, then file each entry again relative
 		// to the slot's start: an entry may land in this very slot.
-		head.Prev.Next = nil
+		spi.LinksOf(spi.LinksOf(head).Prev).Next = nil
 		for e := head; e != nil; {
-			nx := e.Next
-			e.Next, e.Prev = nil, nil
+			nx := spi.LinksOf(e).Next
+			spi.LinksOf(e).Next, spi.LinksOf(e).Prev = nil, nil
 			s.file(e)
 			e = nx
 		}
@@ -292,10 +293,10 @@ func (s *shard) fire(nowTick int64) int {
 		nb := 0
 		for nb < wakeBatch && s.firing != nil {
 			e := popFront(&s.firing)
-			e.Owner = nil
+			spi.LinksOf(e).Owner = nil
 			s.n--
 			fired++
-			if w := e.Expire(); w != nil {
+			if w := spi.Expire(e); w != nil {
 				batch[nb] = w
 				nb++
 			}
@@ -320,28 +321,28 @@ func (s *shard) fire(nowTick int64) int {
 func pushBack(head **core.TimerEntry, e *core.TimerEntry) {
 	h := *head
 	if h == nil {
-		e.Prev, e.Next = e, e
+		spi.LinksOf(e).Prev, spi.LinksOf(e).Next = e, e
 		*head = e
 		return
 	}
-	t := h.Prev
-	e.Prev, e.Next = t, h
-	t.Next = e
-	h.Prev = e
+	t := spi.LinksOf(h).Prev
+	spi.LinksOf(e).Prev, spi.LinksOf(e).Next = t, h
+	spi.LinksOf(t).Next = e
+	spi.LinksOf(h).Prev = e
 }
 
 // unlink removes e from the circular list at *head.
 func unlink(head **core.TimerEntry, e *core.TimerEntry) {
-	if e.Next == e {
+	if spi.LinksOf(e).Next == e {
 		*head = nil
 	} else {
-		e.Prev.Next = e.Next
-		e.Next.Prev = e.Prev
+		spi.LinksOf(spi.LinksOf(e).Prev).Next = spi.LinksOf(e).Next
+		spi.LinksOf(spi.LinksOf(e).Next).Prev = spi.LinksOf(e).Prev
 		if *head == e {
-			*head = e.Next
+			*head = spi.LinksOf(e).Next
 		}
 	}
-	e.Prev, e.Next = nil, nil
+	spi.LinksOf(e).Prev, spi.LinksOf(e).Next = nil, nil
 }
 
 // popFront removes and returns the first entry of a non-empty list.
@@ -361,9 +362,9 @@ func concat(a **core.TimerEntry, b *core.TimerEntry) {
 		*a = b
 		return
 	}
-	at, bt := h.Prev, b.Prev
-	at.Next = b
-	b.Prev = at
-	bt.Next = h
-	h.Prev = bt
+	at, bt := spi.LinksOf(h).Prev, spi.LinksOf(b).Prev
+	spi.LinksOf(at).Next = b
+	spi.LinksOf(b).Prev = at
+	spi.LinksOf(bt).Next = h
+	spi.LinksOf(h).Prev = bt
 }

@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/core/spi"
 	"github.com/weftrt/weft/schedulers/internal/runq"
 )
 
@@ -76,7 +77,7 @@ func (q *Queue) PushOrShutdown(t *core.Task) bool {
 	if q.push(t, true) {
 		return true
 	}
-	t.Shutdown()
+	spi.Shutdown(t)
 	return false
 }
 
@@ -114,7 +115,7 @@ func (q *Queue) PushBatch(b *core.TaskQueue) bool {
 // remote schedule: Pushes does not count it.
 func (q *Queue) OverflowOne(t *core.Task) {
 	if !q.push(t, false) {
-		t.Shutdown()
+		spi.Shutdown(t)
 	}
 }
 
@@ -232,6 +233,6 @@ func (q *Queue) Pushes() uint64 {
 // ShutdownAll shuts down every task of b and empties b.
 func ShutdownAll(b *core.TaskQueue) {
 	for t := b.Pop(); t != nil; t = b.Pop() {
-		t.Shutdown()
+		spi.Shutdown(t)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"sync"
 
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/core/spi"
 )
 
 // Advancer moves an auto-advancing virtual clock for a pool of workers:
@@ -37,7 +38,7 @@ type Advancer struct {
 // both find the pool idle cannot move the clock twice, and no FireIdle is
 // half done while it decides. It reports whether the clock moved.
 func (a *Advancer) TryAdvance(tm *core.Time, quiescent func() bool) bool {
-	if !tm.CanAutoAdvance() {
+	if !spi.CanAutoAdvance(tm) {
 		return false
 	}
 	a.mu.Lock()
@@ -45,7 +46,7 @@ func (a *Advancer) TryAdvance(tm *core.Time, quiescent func() bool) bool {
 	if !quiescent() {
 		return false
 	}
-	return tm.AutoAdvance()
+	return spi.AutoAdvance(tm)
 }
 
 // FireIdle fires tm's due timers for a worker that is still published
@@ -58,5 +59,5 @@ func (a *Advancer) FireIdle(tm *core.Time) {
 		a.mu.Lock()
 		defer a.mu.Unlock()
 	}
-	tm.Fire()
+	spi.Fire(tm)
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/core/spi"
 )
 
 // State is a Parker's state.
@@ -235,7 +236,7 @@ func (p *Parker) Park(timeout time.Duration) error {
 
 // Deadline is the timeout of a park by the worker that holds the timers:
 // it publishes that the worker is about to park for at most timeout
-// (core.Time.Parking), so that a timer armed meanwhile on another
+// (spi.Parking), so that a timer armed meanwhile on another
 // goroutine with an earlier deadline unparks it to recompute, and returns
 // the timeout bounded by the next deadline. With an auto-advancing virtual
 // clock the park is unbounded (-1): a virtual deadline is reached by
@@ -244,8 +245,8 @@ func (p *Parker) Park(timeout time.Duration) error {
 // runtime wakes the holder to consider advancing. The caller calls
 // tm.Unparked after the park.
 func Deadline(tm *core.Time, timeout time.Duration) time.Duration {
-	virtual := tm.CanAutoAdvance()
-	timeout = tm.Parking(timeout)
+	virtual := spi.CanAutoAdvance(tm)
+	timeout = spi.Parking(tm, timeout)
 	if virtual {
 		return -1
 	}
