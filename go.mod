@@ -12,22 +12,7 @@ require (
 	github.com/weftrt/weft/timers/wheel v0.1.0
 )
 
-require (
-	github.com/fatih/color v1.13.0 // indirect
-	github.com/golang/protobuf v1.5.4 // indirect
-	github.com/hashicorp/go-hclog v1.6.3 // indirect
-	github.com/hashicorp/go-plugin v1.8.0 // indirect
-	github.com/hashicorp/yamux v0.1.2 // indirect
-	github.com/mattn/go-colorable v0.1.12 // indirect
-	github.com/mattn/go-isatty v0.0.17 // indirect
-	github.com/oklog/run v1.1.0 // indirect
-	github.com/weftrt/weft/drivers/internal v0.1.0 // indirect
-	golang.org/x/net v0.38.0 // indirect
-	golang.org/x/text v0.23.0 // indirect
-	google.golang.org/genproto/googleapis/rpc v0.0.0-20231106174013-bbf56f31fb17 // indirect
-	google.golang.org/grpc v1.61.0 // indirect
-	google.golang.org/protobuf v1.36.6 // indirect
-)
+require github.com/weftrt/weft/drivers/internal v0.1.0 // indirect
 
 require (
 	github.com/fsnotify/fsnotify v1.9.0 // indirect
@@ -44,7 +29,6 @@ require (
 	github.com/pelletier/go-toml/v2 v2.2.2 // indirect
 	github.com/weftrt/weft/drivers/iouring v0.1.0
 	github.com/weftrt/weft/drivers/kqueue v0.1.0
-	github.com/weftrt/weft/plugins v0.1.0
 	github.com/weftrt/weft/schedulers/internal v0.1.0 // indirect
 	github.com/weftrt/weft/schedulers/percore v0.1.0
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
@@ -61,7 +45,6 @@ replace (
 	github.com/weftrt/weft/timers/wheel => ./timers/wheel
 )
 
-replace github.com/weftrt/weft/plugins => ./plugins
 
 replace github.com/weftrt/weft/drivers/iouring => ./drivers/iouring
 

@@ -6,6 +6,13 @@
 // workstealing, the real clock, the timing wheel and the platform's
 // readiness driver (epoll on Linux, kqueue on macOS and the BSDs).
 //
+// The plugin modules (drivers, timers and scheduler policies served by a
+// subprocess over hashicorp/go-plugin) are not among them, so that a
+// program on this package links no go-plugin, gRPC or protobuf. A program
+// that wants them adds one import:
+//
+//	import _ "github.com/weftrt/weft/plugins"
+//
 //	v, err := weft.Run(myFuture) // build the default runtime, block on, close
 //
 // For control over the composition, use Open (a configuration file), or
@@ -23,7 +30,6 @@ import (
 	_ "github.com/weftrt/weft/drivers/epoll"
 	_ "github.com/weftrt/weft/drivers/iouring"
 	_ "github.com/weftrt/weft/drivers/kqueue"
-	_ "github.com/weftrt/weft/plugins"
 	_ "github.com/weftrt/weft/schedulers/currentthread"
 	_ "github.com/weftrt/weft/schedulers/percore"
 	_ "github.com/weftrt/weft/schedulers/workstealing"

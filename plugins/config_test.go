@@ -133,3 +133,10 @@ func TestBadTimerAndSchedulerPluginSettingsNameTheirKeys(t *testing.T) {
 	assert.Contains(t, err.Error(), `config key "scheduler.max_decision": must be >= 1 and <= 65536, got 0`)
 	assert.Contains(t, err.Error(), `config key "scheduler.decision_timeout": must be > 0`)
 }
+
+// core/config knows this module by name, without importing it, so that a
+// configuration asking for it in a program without this package names the
+// import that enables it; renaming the module must rename it there too.
+func TestTheModuleNameIsTheOneCoreConfigHintsAt(t *testing.T) {
+	assert.Equal(t, "plugin", plugins.ModuleName, "see optInModules in core/config/load.go")
+}

@@ -249,8 +249,10 @@ func (l *loader) resolveKinds(c *Composition) map[core.Kind]bool {
 		m, err := l.lookup(kind, name)
 		if err != nil {
 			problem := fmt.Sprintf("unknown %s %q", kind, name)
-			if len(l.names(kind)) == 0 {
-				problem += fmt.Sprintf(": no %s module is registered; import one, or the weft package which imports them all", kind)
+			if path, ok := optInModules[name]; ok {
+				problem += fmt.Sprintf(": the %q module is not linked into this program; enable it with import _ %q", name, path)
+			} else if len(l.names(kind)) == 0 {
+				problem += fmt.Sprintf(": no %s module is registered; import one, or the weft package which imports the built-in ones", kind)
 			}
 			l.dec.fail(key, problem, valid, err)
 			continue
@@ -356,6 +358,17 @@ func leafKeys(prefix string, tree map[string]any) []string {
 		keys = append(keys, key)
 	}
 	return keys
+}
+
+// optInModules maps the name of a module that the weft package does not
+// link to the package whose import registers it, so that a configuration
+// naming it in a program without it says which import enables it. The
+// table holds names only: core imports none of these packages.
+var optInModules = map[string]string{
+	// The plugin timer, scheduler and driver (plugins.ModuleName): they
+	// bring go-plugin, gRPC and protobuf, which a program links only when
+	// it asks for them.
+	"plugin": "github.com/weftrt/weft/plugins",
 }
 
 // lookup finds a module among the load's extra modules, then in the

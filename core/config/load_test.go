@@ -486,3 +486,13 @@ func TestAWrongRegistrationFailsEveryLoadNamingTheModule(t *testing.T) {
 	assert.Equal(t, `weft: registering driver module "test-driver": the name is already taken by another module `+
 		`(a fake driver without options)`, err.Error())
 }
+
+func TestAPluginKindWithoutThePluginsPackageSaysWhichImportEnablesIt(t *testing.T) {
+	// This test binary does not link github.com/weftrt/weft/plugins.
+	for _, kind := range []string{"scheduler", "driver", "timer"} {
+		key := kind + ".kind"
+		_, err := config.LoadWith(config.LoadOptions{Overrides: map[string]any{key: "plugin"}})
+		requireProblem(t, err, key, `unknown `+kind+` "plugin"`,
+			`the "plugin" module is not linked into this program; enable it with import _ "github.com/weftrt/weft/plugins"`)
+	}
+}
