@@ -49,7 +49,6 @@ replace (
 
 replace github.com/weftrt/weft/schedulers/percore => ../schedulers/percore
 
-
 replace github.com/weftrt/weft/drivers/iouring => ../drivers/iouring
 
 replace github.com/weftrt/weft/drivers/kqueue => ../drivers/kqueue

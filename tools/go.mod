@@ -43,7 +43,6 @@ require (
 	github.com/mitchellh/reflectwalk v1.0.2 // indirect
 	github.com/pelletier/go-toml/v2 v2.2.2 // indirect
 	github.com/weftrt/weft/drivers/epoll v0.1.0 // indirect
-	github.com/weftrt/weft/examples v0.1.0
 	github.com/weftrt/weft/schedulers/currentthread v0.1.0 // indirect
 	github.com/weftrt/weft/schedulers/internal v0.1.0 // indirect
 	github.com/weftrt/weft/schedulers/workstealing v0.1.0 // indirect
@@ -65,8 +64,6 @@ replace (
 	github.com/weftrt/weft/timers/heap => ../timers/heap
 	github.com/weftrt/weft/timers/wheel => ../timers/wheel
 )
-
-replace github.com/weftrt/weft/examples => ../examples
 
 replace github.com/weftrt/weft/schedulers/percore => ../schedulers/percore
 

@@ -1,105 +1,87 @@
 package echo_test
 
 import (
-	"bytes"
+	"bufio"
 	"errors"
-	"io"
+	"fmt"
 	"net"
-	"os"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/weftrt/weft"
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/core/co"
 	wnet "github.com/weftrt/weft/core/net"
-	"github.com/weftrt/weft/core/rt"
 	"github.com/weftrt/weft/examples/echo"
 )
 
-// The workloads start this test binary again as their server; the child
-// serves instead of running tests.
-func TestMain(m *testing.M) {
-	echo.ServeChildIfRequested()
-	if os.Getenv(lowFDChildEnv) != "" {
-		serveWithFewDescriptors()
-	}
-	os.Exit(m.Run())
-}
-
-func TestServeEchoesEveryConnectionUntilItsWriteSideCloses(t *testing.T) {
-	r, err := rt.NewBuilder().IgnoreEnv().Scheduler("currentthread").Driver("epoll").Timer("wheel").Build()
-	require.NoError(t, err)
-	defer r.ShutdownBackground()
-	ln, err := wnet.OnRuntime(r, func(cx *core.Context) (*wnet.TCPListener, error) {
-		return wnet.ListenTCP(cx, "tcp", "127.0.0.1:0")
-	})
-	require.NoError(t, err)
-	served := make(chan error, 1)
-	go func() {
-		serveErr, err := rt.BlockOn(r, echo.Serve(ln, 0))
-		served <- errors.Join(serveErr, err)
-	}()
-
-	var wg sync.WaitGroup
-	for i := range 20 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c, err := net.Dial("tcp", ln.Addr().String())
-			if !assert.NoError(t, err) {
-				return
-			}
-			defer c.Close()
-			msg := bytes.Repeat([]byte{byte(i)}, 100_000+i)
+// Each client sends lines and reads each one back before the next, several
+// clients at once; closing the listener then ends Serve with net.ErrClosed.
+func TestEveryClientGetsBackEachLineItSends(t *testing.T) {
+	for _, scheduler := range []string{"currentthread", "workstealing"} {
+		t.Run(scheduler, func(t *testing.T) {
+			r, err := weft.NewBuilder().IgnoreEnv().Scheduler(scheduler).Driver("epoll").Timer("wheel").Build()
+			require.NoError(t, err)
+			defer func() { require.NoError(t, r.Close()) }()
+			ln, err := wnet.OnRuntime(r, func(cx *core.Context) (*wnet.TCPListener, error) {
+				return wnet.ListenTCP(cx, "tcp", "127.0.0.1:0")
+			})
+			require.NoError(t, err)
+			done := make(chan error, 1)
 			go func() {
-				c.Write(msg)
-				c.(*net.TCPConn).CloseWrite()
+				serveErr, err := co.Main(r, func(c *co.Ctx) error { return echo.Serve(c, ln) })
+				done <- errors.Join(serveErr, err)
 			}()
-			got, err := io.ReadAll(c)
-			assert.NoError(t, err, "the server closes after echoing everything")
-			assert.Equal(t, msg, got)
-		}()
-	}
-	wg.Wait()
 
-	require.NoError(t, ln.Close())
-	select {
-	case err := <-served:
-		assert.ErrorIs(t, err, net.ErrClosed, "closing the listener ends Serve")
-	case <-time.After(time.Minute):
-		t.Fatal("Serve did not end when its listener closed")
-	}
-}
+			clients := make(chan error, 5)
+			for i := range cap(clients) {
+				go func() { clients <- talk(ln.Addr().String(), i) }()
+			}
+			for range cap(clients) {
+				assert.NoError(t, <-clients)
+			}
 
-func TestW8RunsAgainstBothServers(t *testing.T) {
-	for _, impl := range []echo.Impl{echo.Weft, echo.Go} {
-		cfg := echo.W8Config{Conns: 3, RoundTrips: 100, MsgSize: 64}
-		res, err := echo.RunW8(impl, cfg)
-		require.NoError(t, err, impl)
-		assert.Equal(t, 300, res.RoundTrips)
-		assert.Positive(t, res.PerSecond)
-		assert.LessOrEqual(t, res.P50, res.P99)
-		assert.Positive(t, res.ServerCPU, "the child measured its CPU time")
-		t.Log(res)
+			require.NoError(t, ln.Close())
+			select {
+			case err := <-done:
+				assert.ErrorIs(t, err, net.ErrClosed)
+			case <-time.After(time.Minute): // a hang guard, not a measurement
+				t.Fatal("Serve went on after its listener closed")
+			}
+		})
 	}
 }
 
-func TestW9RunsAgainstBothServers(t *testing.T) {
-	for _, impl := range []echo.Impl{echo.Weft, echo.Go, echo.GoCopy} {
-		cfg := echo.W9Config{Conns: 2, Bytes: 1 << 20, Chunk: 16 << 10}
-		res, err := echo.RunW9(impl, cfg)
-		require.NoError(t, err, impl)
-		assert.EqualValues(t, 2<<20, res.Bytes)
-		assert.Positive(t, res.GBps)
-		t.Log(res)
+// talk sends 50 lines to the server at addr, checking each echo, then
+// shuts down its write side and expects the server to close.
+func talk(addr string, id int) error {
+	conn, err := net.Dial("tcp", addr)
+	if err != nil {
+		return err
 	}
-}
-
-func TestAWorkloadWithoutAServerChildSaysSo(t *testing.T) {
-	_, err := echo.RunW8(echo.Weft, echo.W8Config{Conns: 1, RoundTrips: 1, MsgSize: 1, Server: echo.Server{Executable: "/bin/true"}})
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "ServeChildIfRequested")
+	defer conn.Close()
+	in := bufio.NewReader(conn)
+	for n := range 50 {
+		line := fmt.Sprintf("client %d line %d\n", id, n)
+		if _, err := conn.Write([]byte(line)); err != nil {
+			return err
+		}
+		got, err := in.ReadString('\n')
+		if err != nil {
+			return fmt.Errorf("client %d, line %d: %w", id, n, err)
+		}
+		if got != line {
+			return fmt.Errorf("client %d sent %q, got back %q", id, line, got)
+		}
+	}
+	if err := conn.(*net.TCPConn).CloseWrite(); err != nil {
+		return err
+	}
+	if rest, err := in.ReadString('\n'); rest != "" || err == nil {
+		return fmt.Errorf("client %d: after its write side closed, got %q, %v; want the server to close", id, rest, err)
+	}
+	return nil
 }

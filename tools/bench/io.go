@@ -14,7 +14,7 @@ import (
 	"github.com/weftrt/weft/core/config"
 	wfs "github.com/weftrt/weft/core/fs"
 	"github.com/weftrt/weft/core/rt"
-	"github.com/weftrt/weft/examples/echo"
+	"github.com/weftrt/weft/tools/internal/echo"
 )
 
 // The I/O workloads:
@@ -28,7 +28,7 @@ import (
 //	W10   file_random_read  n reads of 4 KiB at random aligned offsets of
 //	                        a 256 MiB file, 64 in flight; reads/s.
 //
-// W8 and W9 run the echo server of examples/echo in a child process (the
+// W8 and W9 run the echo server of tools/internal/echo in a child process (the
 // running executable started again, which must call
 // echo.ServeChildIfRequested first thing in main), so the server's CPU time
 // is what its own getrusage reports and the client, plain Go in this

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/weftrt/weft/examples/echo"
+	"github.com/weftrt/weft/tools/internal/echo"
 )
 
 func TestMain(m *testing.M) {

@@ -29,7 +29,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/weftrt/weft/examples/echo"
+	"github.com/weftrt/weft/tools/internal/echo"
 
 	// The facade registers every built-in module, so weft knows them all.
 	_ "github.com/weftrt/weft"

@@ -1,10 +1,10 @@
 // Command weft-echo is an echo server on weft: every connection gets back
 // what it sends until it shuts down its write side.
 //
-//	weft-echo -addr 127.0.0.1:7007 [-config weft.yaml] [-impl weft|go|go-copy]
+//	weft-echo [-addr 127.0.0.1:7007] [-config weft.yaml]
 //
-// With -impl go or go-copy it serves with Go's net instead, the
-// counterpart the benchmarks compare against.
+// It is built on the weft package alone, so it links no plugin support
+// (add import _ "github.com/weftrt/weft/plugins" for kind: plugin).
 package main
 
 import (
@@ -15,30 +15,17 @@ import (
 
 	"github.com/weftrt/weft"
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/core/co"
 	wnet "github.com/weftrt/weft/core/net"
-	"github.com/weftrt/weft/core/rt"
 	"github.com/weftrt/weft/examples/echo"
 )
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:7007", "address to listen on")
-	config := flag.String("config", "", "weft configuration file (default: currentthread, epoll, wheel; WEFT_ variables apply)")
-	impl := flag.String("impl", "weft", "server implementation: weft, go or go-copy")
-	buf := flag.Int("buffer", echo.DefaultBufferSize, "copy buffer per connection, in bytes")
+	config := flag.String("config", "", "weft configuration file (default: the weft package's composition; WEFT_ variables apply)")
 	flag.Parse()
 
-	if *impl != string(echo.Weft) {
-		log.Fatal(echo.ServeGo(echo.Impl(*impl), *addr, *buf))
-	}
-	b := weft.NewBuilder()
-	if *config != "" {
-		b.ConfigFile(*config)
-	} else {
-		for k, v := range echo.DefaultSettings() {
-			b.Set(k, v)
-		}
-	}
-	r, err := b.Build()
+	r, err := weft.Open(*config)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -50,7 +37,7 @@ func main() {
 		log.Fatal(err)
 	}
 	fmt.Fprintf(os.Stderr, "weft-echo: listening on %s (pid %d)\n", ln.Addr(), os.Getpid())
-	serveErr, err := rt.BlockOn(r, echo.Serve(ln, *buf))
+	serveErr, err := co.Main(r, func(c *co.Ctx) error { return echo.Serve(c, ln) })
 	if err == nil {
 		err = serveErr
 	}

@@ -3,7 +3,7 @@ package echo_test
 import (
 	"testing"
 
-	"github.com/weftrt/weft/examples/echo"
+	"github.com/weftrt/weft/tools/internal/echo"
 )
 
 // BenchmarkW8TCPEchoRR runs tcp_echo_rr once per iteration against each

@@ -19,7 +19,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/weftrt/weft/examples/echo"
+	"github.com/weftrt/weft/tools/internal/echo"
+
+	// A server may be composed with a plugin module (-set
+	// driver.kind=plugin,...).
+	_ "github.com/weftrt/weft/plugins"
 )
 
 func main() {

@@ -22,7 +22,7 @@ import (
 	"github.com/weftrt/weft/core"
 	wnet "github.com/weftrt/weft/core/net"
 	"github.com/weftrt/weft/core/rt"
-	"github.com/weftrt/weft/examples/echo"
+	"github.com/weftrt/weft/tools/internal/echo"
 )
 
 // lowFDChildEnv makes the test binary a weft echo server that may hold
