@@ -25,11 +25,30 @@
 //
 // A remote wake must unpark a parked owner, and must not pay for a system
 // call when the owner is busy. The owner stores parked=true and then checks
-// the global queue's length; a waker stores the new length (globalq.Queue
-// stores its length mirror under its lock, on every push) and then loads
-// parked. Both are sequentially consistent atomics, so at least one of the
+// the global queue's length (and the spawn queue's, with a policy); a
+// waker stores the new length (globalq.Queue stores its length mirror
+// under its lock, on every push) and then loads parked. Both are sequentially consistent atomics, so at least one of the
 // two sees the other: either the owner finds the task or the waker unparks
 // it.
+//
+// # Scheduling policy
+//
+// By default the run order is the one above: FIFO, with the global queue
+// looked at every GlobalQueueInterval ticks. NewWithPolicy builds a
+// scheduler whose run order a Policy decides instead, a plain Go value
+// that holds the runnable tasks: the scheduler tells it each task that
+// was spawned (Spawned) or became runnable again (Woken), asks it which
+// task to poll next (Next; a task it returns is being polled) and tells it
+// each task that completed (Completed). Every call comes from the
+// goroutine running the scheduler, one at a time, so a policy needs no
+// lock. With a policy the scheduler hands it the global queue's tasks at
+// every tick, so it always chooses among every runnable task it can know
+// of; the driver, the timers, parking and shutdown work as without one.
+// The plugin scheduler (module plugin, package plugins) is this hook
+// served by a policy in another process.
+//
+// The default path pays for the hook only a predictable nil check where a
+// task is queued or picked: no interface call, no allocation.
 //
 // # Several BlockOn callers
 //
@@ -47,6 +66,7 @@ package currentthread
 
 import (
 	"fmt"
+	"io"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -92,8 +112,8 @@ func init() {
 		core.DefaultRank(10))
 }
 
-// Scheduler is the current-thread scheduler. Create it with New; it
-// implements core.Scheduler and core.MetricsSource.
+// Scheduler is the current-thread scheduler. Create it with New, or with
+// NewWithPolicy for a run order of your own; it implements core.Scheduler and core.MetricsSource.
 type Scheduler struct {
 	cfg    Config
 	p      core.SchedulerParams
@@ -104,6 +124,12 @@ type Scheduler struct {
 
 	// global takes the tasks scheduled from other goroutines.
 	global globalq.Queue
+	// policy, when set, holds the runnable tasks and picks the next one;
+	// nil on the default path. spawns takes the tasks spawned from other
+	// goroutines while a policy is set, so that it learns they were
+	// spawned rather than woken.
+	policy Policy
+	spawns globalq.Queue
 	// closed is set by Shutdown, after the global queue closed; the owner
 	// loads it every tick.
 	closed atomic.Bool
@@ -123,7 +149,9 @@ type Scheduler struct {
 	timer    *time.Timer
 
 	// Owned by the core holder.
-	rq       core.TaskQueue
+	rq core.TaskQueue
+	// held counts the runnable tasks the policy holds.
+	held     int
 	deferred deferred.Wakers
 	tick     uint32
 	wcx      spi.WorkerContext
@@ -148,12 +176,28 @@ func (w *worker) Blocking() core.BlockingSpawner { return w.s.p.Blocking }
 // New builds a current-thread scheduler. It creates the runtime's driver,
 // if it has one, and owns it from then on.
 func New(cfg Config, p core.SchedulerParams) (*Scheduler, error) {
+	return newScheduler(cfg, p, nil)
+}
+
+// NewWithPolicy builds a current-thread scheduler whose run order pol
+// decides (see Policy). The scheduler owns pol from then on: it calls it
+// only from the goroutine running its tasks, and closes it after Shutdown
+// if pol implements io.Closer.
+func NewWithPolicy(cfg Config, p core.SchedulerParams, pol Policy) (*Scheduler, error) {
+	if pol == nil {
+		return nil, fmt.Errorf("currentthread: NewWithPolicy needs a policy, got nil")
+	}
+	return newScheduler(cfg, p, pol)
+}
+
+func newScheduler(cfg Config, p core.SchedulerParams, pol Policy) (*Scheduler, error) {
 	if err := module.Check("currentthread", &cfg, p); err != nil {
 		return nil, err
 	}
 	s := &Scheduler{
 		cfg:        cfg,
 		p:          p,
+		policy:     pol,
 		tasks:      p.Tasks,
 		time:       p.Time,
 		core:       make(chan struct{}, 1),
@@ -187,8 +231,31 @@ func (s *Scheduler) Spawn(t *core.Task, from core.Worker) error {
 	if err := s.tasks.Bind(t); err != nil {
 		return err
 	}
+	if s.policy != nil {
+		s.spawnByPolicy(t, from)
+		return nil
+	}
 	s.Schedule(t, from)
 	return nil
+}
+
+// spawnByPolicy queues a new task when a policy is set: handed to the
+// policy at once when called by the core holder, otherwise through the
+// spawn queue (unparking the holder, as Schedule does).
+func (s *Scheduler) spawnByPolicy(t *core.Task, from core.Worker) {
+	if from != core.Worker(s.worker) {
+		if s.spawns.PushOrShutdown(t) && s.parked.Load() {
+			s.unpark()
+		}
+		return
+	}
+	if s.closedNow() {
+		spi.Shutdown(t)
+		return
+	}
+	s.stats.LocalSchedules++
+	s.held++
+	s.policy.Spawned(t)
 }
 
 // Schedule queues a notified task: on the run queue when called by the
@@ -200,7 +267,7 @@ func (s *Scheduler) Schedule(t *core.Task, from core.Worker) {
 			return
 		}
 		s.stats.LocalSchedules++
-		s.rq.Push(t)
+		s.requeue(t)
 		return
 	}
 	if !s.global.PushOrShutdown(t) {
@@ -213,7 +280,22 @@ func (s *Scheduler) Schedule(t *core.Task, from core.Worker) {
 	}
 }
 
+// requeue queues a runnable task at the back of the run queue, or hands
+// it to the policy (owner only).
+func (s *Scheduler) requeue(t *core.Task) {
+	if s.policy != nil {
+		s.held++
+		s.policy.Woken(t)
+		return
+	}
+	s.rq.Push(t)
+}
+
 func (s *Scheduler) closedNow() bool { return s.closed.Load() }
+
+// remoteEmpty reports whether no task waits in the queues fed by other
+// goroutines.
+func (s *Scheduler) remoteEmpty() bool { return s.global.IsEmpty() && s.spawns.IsEmpty() }
 
 func (s *Scheduler) unpark() {
 	if s.driver != nil {
@@ -289,14 +371,20 @@ func (s *Scheduler) run(done <-chan struct{}) {
 		if spi.Run(t, s.cx) {
 			// Woken during its own poll (a yield or a spent budget): to
 			// the back of the queue, behind the tasks already waiting.
-			s.rq.Push(t)
+			s.requeue(t)
+		} else if s.policy != nil && t.IsComplete() {
+			s.policy.Completed(t)
 		}
 	}
 }
 
 // next picks the next task: the global queue first every
-// GlobalQueueInterval ticks, otherwise the run queue first.
+// GlobalQueueInterval ticks, otherwise the run queue first; or the
+// policy's choice when one is set.
 func (s *Scheduler) next() *core.Task {
+	if s.policy != nil {
+		return s.nextByPolicy()
+	}
 	if s.tick%uint32(s.cfg.GlobalQueueInterval) == 0 {
 		if t := s.takeGlobal(); t != nil {
 			return t
@@ -325,6 +413,44 @@ func (s *Scheduler) takeGlobal() *core.Task {
 	return t
 }
 
+// nextByPolicy hands the policy the tasks queued by other goroutines and
+// takes its choice. A policy that holds runnable tasks must return one,
+// and one that holds none must return nil: anything else would lose a task
+// or run one twice, so it is a bug reported at once.
+func (s *Scheduler) nextByPolicy() *core.Task {
+	s.handOver()
+	t := s.policy.Next()
+	switch {
+	case t == nil && s.held > 0:
+		panic(fmt.Sprintf("currentthread: policy %T returned no task while holding %d runnable", s.policy, s.held))
+	case t != nil && s.held == 0:
+		panic(fmt.Sprintf("currentthread: policy %T returned task %v while holding none", s.policy, t.ID()))
+	case t != nil:
+		s.held--
+	}
+	return t
+}
+
+// handOver gives the policy every task waiting in the spawn and global
+// queues: the spawns first, each queue in arrival order.
+func (s *Scheduler) handOver() {
+	var batch core.TaskQueue
+	if !s.spawns.IsEmpty() {
+		s.spawns.TakeAll(&batch)
+		for t := batch.Pop(); t != nil; t = batch.Pop() {
+			s.held++
+			s.policy.Spawned(t)
+		}
+	}
+	if !s.global.IsEmpty() {
+		s.global.TakeAll(&batch)
+		for t := batch.Pop(); t != nil; t = batch.Pop() {
+			s.held++
+			s.policy.Woken(t)
+		}
+	}
+}
+
 // maintenance polls the driver and timers without blocking and publishes
 // metrics.
 func (s *Scheduler) maintenance() {
@@ -339,7 +465,7 @@ func (s *Scheduler) parkIdle(done <-chan struct{}) {
 		// Look for I/O first; jump the virtual clock only if nothing
 		// became runnable.
 		s.parkFor(0)
-		if s.rq.Len() == 0 && s.global.IsEmpty() && s.deferred.Len() == 0 {
+		if s.rq.Len() == 0 && s.held == 0 && s.remoteEmpty() && s.deferred.Len() == 0 {
 			spi.AutoAdvance(s.time)
 		}
 		return
@@ -348,7 +474,7 @@ func (s *Scheduler) parkIdle(done <-chan struct{}) {
 	timeout := spi.Parking(s.time, -1)
 	defer spi.Unparked(s.time)
 	s.parked.Store(true)
-	if s.global.IsEmpty() && !s.closedNow() && !isDone(done) {
+	if s.remoteEmpty() && !s.closedNow() && !isDone(done) {
 		s.stats.Parks++
 		s.publish()
 		s.parkOn(timeout)
@@ -404,17 +530,18 @@ func (s *Scheduler) publish() {
 	s.pollTime.End(s.stats.Polls)
 	s.pollTime.Start(s.stats.Polls)
 	s.stats.BudgetYields = s.cx.BudgetExhaustions()
-	s.pub.Store(&s.stats, s.rq.Len(), &s.pollTime)
+	s.pub.Store(&s.stats, s.rq.Len()+s.held, &s.pollTime)
 }
 
 // Metrics returns the counters of the scheduler's single worker, as last
 // published (at every maintenance tick, park and BlockOn exit).
-// QueueDepth counts the run queue as last published and the global queue
-// as it is now; RemoteSchedules are the global queue's pushes.
+// QueueDepth counts the run queue (or the tasks a policy holds) as last
+// published and the global queue as it is now; RemoteSchedules are the
+// global queue's pushes.
 func (s *Scheduler) Metrics() []core.WorkerMetrics {
 	m := s.pub.Snapshot(0)
-	m.QueueDepth += s.global.Len()
-	m.RemoteSchedules = s.global.Pushes()
+	m.QueueDepth += s.global.Len() + s.spawns.Len()
+	m.RemoteSchedules = s.global.Pushes() + s.spawns.Pushes()
 	return []core.WorkerMetrics{m}
 }
 
@@ -426,6 +553,7 @@ func (s *Scheduler) Metrics() []core.WorkerMetrics {
 func (s *Scheduler) Shutdown() {
 	s.shutdown.Do(func() {
 		s.global.Close()
+		s.spawns.Close()
 		s.closed.Store(true)
 		close(s.shutdownCh)
 		if owner := s.ownerGoroutine.Load(); owner != 0 && owner == spi.GoroutineID() {
@@ -440,8 +568,15 @@ func (s *Scheduler) Shutdown() {
 	})
 }
 
+// closeDriver closes the driver and the policy, once, after the loop has
+// ended for good.
 func (s *Scheduler) closeDriver() {
 	s.closeDrv.Do(func() {
+		if c, ok := s.policy.(io.Closer); ok {
+			if err := c.Close(); err != nil && s.p.Log != nil {
+				s.p.Log.Error("currentthread: closing the policy", "err", err)
+			}
+		}
 		if s.driver == nil {
 			return
 		}
@@ -451,13 +586,16 @@ func (s *Scheduler) closeDriver() {
 	})
 }
 
-// cancelAll cancels every task and empties both queues. The caller holds
-// the core.
+// cancelAll cancels every task and empties the queues. The caller holds
+// the core. The tasks a policy holds are cancelled with the task set; the
+// policy is not asked for them (it may answer slowly) and drops them when
+// it is closed, or with itself.
 func (s *Scheduler) cancelAll() {
 	s.tasks.ShutdownAll(0)
 	globalq.ShutdownAll(&s.rq)
 	var rest core.TaskQueue
 	s.global.TakeAll(&rest)
+	s.spawns.TakeAll(&rest)
 	globalq.ShutdownAll(&rest)
 	s.deferred.Drop()
 }
