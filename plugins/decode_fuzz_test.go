@@ -224,7 +224,7 @@ func FuzzPolicyAnswerFrame(f *testing.F) {
 	f.Add([]byte{1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f})
 	f.Fuzz(func(t *testing.T, frame []byte) {
 		const maxDecision = 16
-		s := &Scheduler{answerCh: make(chan struct{}, 1)}
+		s := &remotePolicy{answerCh: make(chan struct{}, 1)}
 		s.opts.MaxDecision = maxDecision
 		st := &stream{}
 		s.st = st

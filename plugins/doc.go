@@ -130,9 +130,11 @@
 //
 // # Scheduler policy plugins
 //
-// See Scheduler: the module "plugin" of kind scheduler is a
-// single-threaded scheduler (like currentthread) whose run order a policy
-// plugin decides. The host keeps the tasks; the policy (package policy)
+// See Scheduler: the module "plugin" of kind scheduler is the
+// current-thread scheduler with its run-order hook (currentthread.Policy)
+// served by a policy plugin; a policy written in Go for one program needs
+// no plugin and implements currentthread.Policy itself. The host keeps the
+// tasks; the policy (package policy)
 // receives batches of events (Spawned with the task's priority and name,
 // Woken, Polled, Completed) and answers each with the ids of the tasks to
 // run next. A task's priority comes from SpawnWith, which hands it to the
@@ -149,6 +151,6 @@
 // Closing a module ends its session (the plugin drops its pending
 // operations and closes its driver; a timer or policy session simply
 // ends), then asks go-plugin to stop the process, which is killed if it
-// has not exited two seconds later. A scheduler closes its policy in
-// Shutdown; a timer closes its plugin in Close.
+// has not exited two seconds later. A scheduler closes its policy once its
+// Shutdown has stopped running tasks; a timer closes its plugin in Close.
 package plugins

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/core/spi"
 	"github.com/weftrt/weft/plugins/internal/wire"
 	"github.com/weftrt/weft/plugins/policy"
+	"github.com/weftrt/weft/schedulers/currentthread"
 )
 
 // SchedulerOptions configure a plugin scheduler.
@@ -55,30 +55,34 @@ func (o *SchedulerOptions) defaults() {
 }
 
 // Scheduler is a single-threaded core.Scheduler whose run order is decided
-// by a scheduler policy plugin. Like the current-thread scheduler, every
-// task runs on the goroutine inside BlockOn (one BlockOn caller holds the
-// core at a time; the others wait for their root or for the core).
+// by a scheduler policy plugin: a currentthread.Scheduler whose Policy
+// (currentthread.NewWithPolicy) is served by another process. Everything
+// but the run order (one BlockOn caller holding the core at a time, the
+// global queue, the driver, the timers, parking, shutdown, metrics) is the
+// current-thread scheduler's; this type adds the session with the policy
+// process, its supervision and its fallback.
 //
 // # Protocol
 //
 // The host keeps the tasks; the policy sees ids. The scheduler records an
 // event for each task that becomes runnable (Spawned, with the TaskInfo
 // given to SpawnWith; Woken, with the priority again), that it takes out of
-// its run queue to poll (Polled), and that finishes (Completed). Events
-// travel in batches, each a request on the session's stream; the policy
-// answers each request, in order, with the ids of the tasks to run next,
-// first first (at most MaxDecision of them); the latest answer replaces
-// the previous one.
+// its run queue to poll (Polled), and that finishes (Completed): the
+// events of currentthread.Policy, by task id. Events travel in batches,
+// each a request on the session's stream; the policy answers each
+// request, in order, with the ids of the tasks to run next, first first
+// (at most MaxDecision of them); the latest answer replaces the previous
+// one.
 //
 // When it picks the next task, the scheduler asks for a fresh order only
 // if a task became runnable since its last request, or if it ran out of
 // the last order while tasks remain; and it waits for the answer only
 // when there is a choice, that is when more than one task is runnable.
-// Otherwise the events wait (at most FlushEvents of them, or until the
-// scheduler parks) and travel with the next request. It then runs the
-// first task of the order that is still runnable, or, when the order has
-// none, the task that became runnable first (FIFO): runnable tasks the
-// policy did not mention run after those it did.
+// Otherwise the events wait (at most FlushEvents of them, or until no task
+// is runnable) and travel with the next request. It then runs the first
+// task of the order that is still runnable, or, when the order has none,
+// the task that became runnable first (FIFO): runnable tasks the policy
+// did not mention run after those it did.
 //
 // # Failure
 //
@@ -88,15 +92,18 @@ func (o *SchedulerOptions) defaults() {
 // request), tasks run in FIFO order. A restarted policy first receives a
 // Spawned event for every runnable task, in FIFO order, with its priority.
 type Scheduler struct {
-	opts   SchedulerOptions
-	name   string
-	log    *slog.Logger
-	p      core.SchedulerParams
-	tasks  *core.TaskSet
-	driver core.Driver
-	time   *core.Time
-	worker *schedWorker
-	sup    *supervisor
+	*currentthread.Scheduler
+	pol *remotePolicy
+}
+
+// remotePolicy is the currentthread.Policy that the policy process
+// serves. Its Policy methods run on the scheduler's goroutine; onFrame and
+// onEnd on the session's.
+type remotePolicy struct {
+	opts SchedulerOptions
+	name string
+	log  *slog.Logger
+	sup  *supervisor
 
 	// smu guards the session and the policy's latest answer.
 	smu      sync.Mutex
@@ -106,23 +113,14 @@ type Scheduler struct {
 	ansSeq   uint64
 	answerCh chan struct{} // capacity 1: an answer arrived
 
-	// mu guards inject and closed.
-	mu        sync.Mutex
-	inject    []injected
-	closed    bool
-	injectLen atomic.Int64
-	isClosed  atomic.Bool
+	// pmu guards pending: the TaskInfo of tasks spawned from outside the
+	// scheduler's goroutine, until their Spawned event. npending mirrors
+	// its length, so the common case takes no lock.
+	pmu      sync.Mutex
+	pending  map[*core.Task]TaskInfo
+	npending atomic.Int64
 
-	core           chan struct{}
-	shutdownCh     chan struct{}
-	shutdown       sync.Once
-	closeDrv       sync.Once
-	ownerGoroutine atomic.Uint64
-	parked         atomic.Bool
-	unparkCh       chan struct{}
-	timer          *time.Timer
-
-	// Owned by the core holder.
+	// Owned by the scheduler's goroutine.
 	queued   map[core.TaskID]queuedTask // runnable tasks
 	fifo     []queuedTask               // runnable tasks in FIFO order, and stale slots
 	head     int
@@ -136,11 +134,6 @@ type Scheduler struct {
 	opos     int
 	orderSeq uint64
 	behind   bool // the policy missed a deadline and has not caught up
-	deferred []core.Waker
-	spare    []core.Waker
-	tick     uint32
-	wcx      spi.WorkerContext
-	cx       *core.Context
 
 	waited, decided, fifoPicks, requests atomic.Uint64
 }
@@ -149,23 +142,6 @@ type queuedTask struct {
 	t   *core.Task
 	seq uint64
 }
-
-type injected struct {
-	t       *core.Task
-	spawned bool
-	info    TaskInfo
-}
-
-// schedWorker is the core.Worker handed to tasks.
-type schedWorker struct{ s *Scheduler }
-
-func (w *schedWorker) Scheduler() core.Scheduler { return w.s }
-func (w *schedWorker) Defer(wk core.Waker)       { w.s.deferred = append(w.s.deferred, wk) }
-func (w *schedWorker) Driver() core.Driver       { return w.s.driver }
-func (w *schedWorker) Time() *core.Time          { return w.s.time }
-
-// Blocking implements core.BlockingWorker.
-func (w *schedWorker) Blocking() core.BlockingSpawner { return w.s.p.Blocking }
 
 // NewScheduler starts the policy plugin and builds a scheduler on it. It
 // creates the runtime's driver, if it has one, and owns it from then on.
@@ -182,50 +158,150 @@ func NewScheduler(o SchedulerOptions, p core.SchedulerParams) (*Scheduler, error
 		log = slog.Default()
 	}
 	o.Launch.Log = log
-	s := &Scheduler{
-		opts:       o,
-		name:       o.Launch.name(),
-		log:        log,
-		p:          p,
-		tasks:      p.Tasks,
-		time:       p.Time,
-		answerCh:   make(chan struct{}, 1),
-		core:       make(chan struct{}, 1),
-		shutdownCh: make(chan struct{}),
-		unparkCh:   make(chan struct{}, 1),
-		queued:     map[core.TaskID]queuedTask{},
-		info:       map[core.TaskID]TaskInfo{},
+	if p.Log == nil {
+		p.Log = log
 	}
-	s.sup = newSupervisor(&s.opts.Launch, o.Restart, log, s.open)
-	if err := s.sup.start(); err != nil {
+	pol := &remotePolicy{
+		opts:     o,
+		name:     o.Launch.name(),
+		log:      log,
+		answerCh: make(chan struct{}, 1),
+		pending:  map[*core.Task]TaskInfo{},
+		queued:   map[core.TaskID]queuedTask{},
+		info:     map[core.TaskID]TaskInfo{},
+	}
+	pol.sup = newSupervisor(&pol.opts.Launch, o.Restart, log, pol.open)
+	if err := pol.sup.start(); err != nil {
 		return nil, err
 	}
-	if p.NewDriver != nil {
-		d, err := p.NewDriver()
-		if err != nil {
-			s.stopPlugin()
-			return nil, fmt.Errorf("plugins: scheduler creating driver: %w", err)
-		}
-		s.driver = d
+	cfg := currentthread.DefaultConfig()
+	cfg.EventInterval = o.EventInterval
+	ct, err := currentthread.NewWithPolicy(cfg, p, pol)
+	if err != nil {
+		pol.stopPlugin()
+		return nil, fmt.Errorf("plugins: scheduler: %w", err)
 	}
-	s.worker = &schedWorker{s: s}
-	spi.SetUnpark(s.time, s.unpark)
-	s.wcx = spi.NewWorkerContext(s.worker)
-	s.cx = s.wcx.Context()
-	s.core <- struct{}{}
-	if s.driver == nil {
-		s.timer = time.NewTimer(time.Hour)
-		s.timer.Stop()
-	}
-	return s, nil
+	return &Scheduler{Scheduler: ct, pol: pol}, nil
 }
 
-func (s *Scheduler) err(cause error) error {
+func (s *remotePolicy) err(cause error) error {
 	return &Error{Plugin: s.name, Path: s.opts.Launch.Path, Err: cause}
 }
 
+// Spawn binds t and queues it, with the TaskInfo SpawnWith attached. A
+// spawn from inside a task reaches the current-thread scheduler directly
+// and its policy's Spawned on the same call stack, which finds the
+// TaskInfo there; a spawn from another goroutine (through the runtime)
+// comes here, and the TaskInfo waits in pending for the Spawned event.
+func (s *Scheduler) Spawn(t *core.Task, from core.Worker) error {
+	info, ok := takeSpawnInfo(t)
+	ok = ok && info != (TaskInfo{})
+	if ok {
+		s.pol.remember(t, info)
+	}
+	err := s.Scheduler.Spawn(t, from)
+	if err != nil && ok {
+		s.pol.forget(t)
+	}
+	return err
+}
+
+func (s *remotePolicy) remember(t *core.Task, info TaskInfo) {
+	s.pmu.Lock()
+	s.pending[t] = info
+	s.npending.Store(int64(len(s.pending)))
+	s.pmu.Unlock()
+}
+
+// forget drops the pending TaskInfo of t and returns it, if any.
+func (s *remotePolicy) forget(t *core.Task) (TaskInfo, bool) {
+	s.pmu.Lock()
+	info, ok := s.pending[t]
+	if ok {
+		delete(s.pending, t)
+		s.npending.Store(int64(len(s.pending)))
+	}
+	s.pmu.Unlock()
+	return info, ok
+}
+
+// spawnInfo returns the TaskInfo t was spawned with, or the zero TaskInfo.
+func (s *remotePolicy) spawnInfo(t *core.Task) TaskInfo {
+	if s.npending.Load() > 0 {
+		if info, ok := s.forget(t); ok {
+			return info
+		}
+	}
+	info, _ := takeSpawnInfo(t)
+	return info
+}
+
+// Spawned implements currentthread.Policy.
+func (s *remotePolicy) Spawned(t *core.Task) { s.push(t, true, s.spawnInfo(t)) }
+
+// Woken implements currentthread.Policy.
+func (s *remotePolicy) Woken(t *core.Task) { s.push(t, false, TaskInfo{}) }
+
+// Completed implements currentthread.Policy.
+func (s *remotePolicy) Completed(t *core.Task) {
+	s.event(policy.Completed, t.ID(), 0, "")
+	delete(s.info, t.ID())
+}
+
+// push makes t runnable and records the event.
+func (s *remotePolicy) push(t *core.Task, spawned bool, info TaskInfo) {
+	id := t.ID()
+	s.qseq++
+	q := queuedTask{t: t, seq: s.qseq}
+	s.queued[id] = q
+	s.fifo = append(s.fifo, q)
+	s.runnable = true
+	if spawned {
+		if info != (TaskInfo{}) {
+			s.info[id] = info
+		}
+		s.event(policy.Spawned, id, info.Priority, info.Name)
+	} else {
+		s.event(policy.Woken, id, s.info[id].Priority, "")
+	}
+}
+
+// Next implements currentthread.Policy: the first runnable task of the
+// policy's order, or the oldest runnable task. With none runnable (the
+// scheduler is about to park or look for I/O) it tells the policy what
+// happened first.
+func (s *remotePolicy) Next() *core.Task {
+	if len(s.queued) == 0 {
+		if s.nEvents > 0 {
+			if st := s.current(); st != nil && !s.behind && s.nEvents > 0 {
+				s.send(st)
+			}
+		}
+		return nil
+	}
+	s.decide()
+	for s.opos < len(s.order) {
+		id := s.order[s.opos]
+		s.opos++
+		if q, ok := s.queued[id]; ok {
+			s.decided.Add(1)
+			return s.take(q)
+		}
+	}
+	for s.head < len(s.fifo) {
+		q := s.fifo[s.head]
+		s.fifo[s.head] = queuedTask{}
+		s.head++
+		if cur, ok := s.queued[q.t.ID()]; ok && cur.seq == q.seq {
+			s.fifoPicks.Add(1)
+			return s.take(q)
+		}
+	}
+	panic("plugins: scheduler run queue lost a task")
+}
+
 // open is the supervisor's start function: a session on a fresh process.
-func (s *Scheduler) open(p *process) (func() error, error) {
+func (s *remotePolicy) open(p *process) (func() error, error) {
 	st, err := openStream(p, wire.SchedulerServiceName, s.onFrame, s.onEnd)
 	if err != nil {
 		return nil, s.err(fmt.Errorf("opening the scheduler session: %w", err))
@@ -242,7 +318,7 @@ func (s *Scheduler) open(p *process) (func() error, error) {
 
 // onFrame records the policy's answers; the owner adopts the latest. A
 // frame is decoded whole before any answer in it is taken.
-func (s *Scheduler) onFrame(st *stream, frame []byte) error {
+func (s *remotePolicy) onFrame(st *stream, frame []byte) error {
 	d := wire.NewDec(frame)
 	type answer struct {
 		seq uint64
@@ -275,7 +351,7 @@ func (s *Scheduler) onFrame(st *stream, frame []byte) error {
 	return nil
 }
 
-func (s *Scheduler) onEnd(st *stream, err error) {
+func (s *remotePolicy) onEnd(st *stream, err error) {
 	s.smu.Lock()
 	if s.st == st {
 		s.st = nil
@@ -287,66 +363,8 @@ func (s *Scheduler) onEnd(st *stream, err error) {
 	}
 }
 
-// Spawn binds t and queues it, with the TaskInfo SpawnWith attached.
-func (s *Scheduler) Spawn(t *core.Task, from core.Worker) error {
-	spi.Bind(t, s)
-	if err := s.tasks.Bind(t); err != nil {
-		return err
-	}
-	info, _ := takeSpawnInfo(t)
-	s.enqueue(t, from, true, info)
-	return nil
-}
-
-// Schedule queues a notified task: directly when called by the core
-// holder, through the global queue otherwise (unparking the holder).
-func (s *Scheduler) Schedule(t *core.Task, from core.Worker) {
-	s.enqueue(t, from, false, TaskInfo{})
-}
-
-func (s *Scheduler) enqueue(t *core.Task, from core.Worker, spawned bool, info TaskInfo) {
-	if from == core.Worker(s.worker) {
-		if s.isClosed.Load() {
-			spi.Shutdown(t)
-			return
-		}
-		s.push(t, spawned, info)
-		return
-	}
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		spi.Shutdown(t)
-		return
-	}
-	s.inject = append(s.inject, injected{t: t, spawned: spawned, info: info})
-	s.injectLen.Store(int64(len(s.inject)))
-	s.mu.Unlock()
-	if s.parked.Load() {
-		s.unpark()
-	}
-}
-
-// push makes t runnable and records the event (owner only).
-func (s *Scheduler) push(t *core.Task, spawned bool, info TaskInfo) {
-	id := t.ID()
-	s.qseq++
-	q := queuedTask{t: t, seq: s.qseq}
-	s.queued[id] = q
-	s.fifo = append(s.fifo, q)
-	s.runnable = true
-	if spawned {
-		if info != (TaskInfo{}) {
-			s.info[id] = info
-		}
-		s.event(policy.Spawned, id, info.Priority, info.Name)
-	} else {
-		s.event(policy.Woken, id, s.info[id].Priority, "")
-	}
-}
-
 // event appends one event to the pending batch.
-func (s *Scheduler) event(k policy.Kind, id core.TaskID, prio int, name string) {
+func (s *remotePolicy) event(k policy.Kind, id core.TaskID, prio int, name string) {
 	e := &s.events
 	e.U8(byte(k))
 	e.Uint(uint64(id))
@@ -360,136 +378,10 @@ func (s *Scheduler) event(k policy.Kind, id core.TaskID, prio int, name string) 
 	s.nEvents++
 }
 
-func (s *Scheduler) unpark() {
-	if s.driver != nil {
-		s.driver.Unpark()
-		return
-	}
-	select {
-	case s.unparkCh <- struct{}{}:
-	default:
-	}
-}
-
-// BlockOn runs tasks on the calling goroutine until done is closed or the
-// scheduler shuts down; see core.Scheduler.
-func (s *Scheduler) BlockOn(root *core.Task, done <-chan struct{}) {
-	select {
-	case <-done:
-		return
-	case <-s.shutdownCh:
-		return
-	case <-s.core:
-		if s.isClosed.Load() {
-			s.core <- struct{}{}
-			return
-		}
-		s.ownerGoroutine.Store(spi.GoroutineID())
-		s.run(done)
-		s.ownerGoroutine.Store(0)
-		if s.isClosed.Load() {
-			s.closeDriver()
-		}
-		s.core <- struct{}{}
-	}
-}
-
-func isDone(done <-chan struct{}) bool {
-	select {
-	case <-done:
-		return true
-	default:
-		return false
-	}
-}
-
-func (s *Scheduler) run(done <-chan struct{}) {
-	s.p.Hooks.RunAfterStart()
-	defer s.p.Hooks.RunBeforeStop()
-	for !s.isClosed.Load() && !isDone(done) {
-		s.tick++
-		if s.tick%uint32(s.opts.EventInterval) == 0 {
-			s.parkFor(0)
-		}
-		t := s.next()
-		if t == nil {
-			if len(s.deferred) > 0 {
-				s.parkFor(0)
-				continue
-			}
-			s.parkIdle(done)
-			continue
-		}
-		s.wcx.ResetBudget()
-		if spi.Run(t, s.cx) {
-			s.push(t, false, TaskInfo{})
-		} else if t.IsComplete() {
-			s.event(policy.Completed, t.ID(), 0, "")
-			delete(s.info, t.ID())
-		}
-	}
-}
-
-// drainInject moves the global queue to the run queue, in arrival order.
-func (s *Scheduler) drainInject() {
-	if s.injectLen.Load() == 0 {
-		return
-	}
-	s.mu.Lock()
-	batch := s.inject
-	s.inject = nil
-	s.injectLen.Store(0)
-	s.mu.Unlock()
-	for _, in := range batch {
-		s.push(in.t, in.spawned, in.info)
-	}
-}
-
-// next picks the next task to run, or nil (owner only).
-func (s *Scheduler) next() *core.Task {
-	s.drainInject()
-	if len(s.queued) == 0 {
-		return nil
-	}
-	s.decide()
-	for s.opos < len(s.order) {
-		id := s.order[s.opos]
-		s.opos++
-		if q, ok := s.queued[id]; ok {
-			s.decided.Add(1)
-			return s.take(q)
-		}
-	}
-	for s.head < len(s.fifo) {
-		q := s.fifo[s.head]
-		s.fifo[s.head] = queuedTask{}
-		s.head++
-		if cur, ok := s.queued[q.t.ID()]; ok && cur.seq == q.seq {
-			s.fifoPicks.Add(1)
-			return s.take(q)
-		}
-	}
-	panic("plugins: scheduler run queue lost a task")
-}
-
-// take removes q from the run queue and records its Polled event.
-func (s *Scheduler) take(q queuedTask) *core.Task {
-	delete(s.queued, q.t.ID())
-	s.event(policy.Polled, q.t.ID(), 0, "")
-	if s.head > 64 && s.head*2 > len(s.fifo) {
-		// Compact: drop the consumed prefix.
-		n := copy(s.fifo, s.fifo[s.head:])
-		clear(s.fifo[n:])
-		s.fifo = s.fifo[:n]
-		s.head = 0
-	}
-	return q.t
-}
-
 // current returns the session, or nil. A fresh session (a restarted
 // policy) first gets a replay of the runnable tasks; without a session the
 // pending events are dropped, since a future process gets a replay.
-func (s *Scheduler) current() *stream {
+func (s *remotePolicy) current() *stream {
 	s.smu.Lock()
 	st, fresh := s.st, s.fresh
 	if fresh {
@@ -510,7 +402,7 @@ func (s *Scheduler) current() *stream {
 
 // adopt takes the policy's latest answer if it is newer than the order in
 // use.
-func (s *Scheduler) adopt() {
+func (s *remotePolicy) adopt() {
 	s.smu.Lock()
 	if s.ansSeq > s.orderSeq {
 		s.order, s.opos, s.orderSeq = s.ans, 0, s.ansSeq
@@ -523,7 +415,7 @@ func (s *Scheduler) adopt() {
 
 // decide sends the pending events when the policy has a decision to make
 // or enough accumulated, and waits for the answer when there is a choice.
-func (s *Scheduler) decide() {
+func (s *remotePolicy) decide() {
 	st := s.current()
 	if st == nil {
 		return
@@ -557,7 +449,7 @@ func (s *Scheduler) decide() {
 }
 
 // replay tells a fresh policy about every runnable task, in FIFO order.
-func (s *Scheduler) replay() {
+func (s *remotePolicy) replay() {
 	s.events.B, s.nEvents = s.events.B[:0], 0
 	for _, q := range s.fifo[s.head:] {
 		if cur, ok := s.queued[q.t.ID()]; ok && cur.seq == q.seq {
@@ -571,7 +463,7 @@ func (s *Scheduler) replay() {
 // send ships the pending events as one request. The sender goroutine
 // writes it, so a stalled policy never blocks the scheduler beyond
 // DecisionTimeout.
-func (s *Scheduler) send(st *stream) {
+func (s *remotePolicy) send(st *stream) {
 	s.sentSeq++
 	seq, maxN := s.sentSeq, s.opts.MaxDecision
 	var hdr [2 * 10]byte
@@ -592,7 +484,7 @@ func (s *Scheduler) send(st *stream) {
 // await waits for the answer to the latest request, at most
 // DecisionTimeout; a policy that misses it is bypassed until it catches
 // up.
-func (s *Scheduler) await(st *stream) {
+func (s *remotePolicy) await(st *stream) {
 	s.waited.Add(1)
 	var deadline *time.Timer
 	for {
@@ -620,141 +512,22 @@ func (s *Scheduler) await(st *stream) {
 	}
 }
 
-// parkIdle parks until a wake, an I/O event or the next timer deadline.
-func (s *Scheduler) parkIdle(done <-chan struct{}) {
-	// Tell the policy what happened before sleeping.
-	if s.nEvents > 0 {
-		if st := s.current(); st != nil && !s.behind && s.nEvents > 0 {
-			s.send(st)
-		}
+// take removes q from the run queue and records its Polled event.
+func (s *remotePolicy) take(q queuedTask) *core.Task {
+	delete(s.queued, q.t.ID())
+	s.event(policy.Polled, q.t.ID(), 0, "")
+	if s.head > 64 && s.head*2 > len(s.fifo) {
+		// Compact: drop the consumed prefix.
+		n := copy(s.fifo, s.fifo[s.head:])
+		clear(s.fifo[n:])
+		s.fifo = s.fifo[:n]
+		s.head = 0
 	}
-	if spi.CanAutoAdvance(s.time) {
-		s.parkFor(0)
-		if len(s.queued) == 0 && s.injectLen.Load() == 0 && len(s.deferred) == 0 {
-			spi.AutoAdvance(s.time)
-		}
-		return
-	}
-	s.p.Hooks.RunBeforePark()
-	timeout := spi.Parking(s.time, -1)
-	s.parked.Store(true)
-	// Parked is published before the global queue is checked, and an
-	// injector stores its length before it loads parked (both
-	// sequentially consistent): one of the two sees the other.
-	if s.injectLen.Load() == 0 && !s.isClosed.Load() && !isDone(done) {
-		s.parkOn(timeout)
-	}
-	s.parked.Store(false)
-	spi.Unparked(s.time)
-	s.afterPark()
-	s.p.Hooks.RunAfterUnpark()
-}
-
-func (s *Scheduler) parkFor(d time.Duration) {
-	s.parkOn(d)
-	s.afterPark()
-}
-
-func (s *Scheduler) parkOn(timeout time.Duration) {
-	if s.driver != nil {
-		if err := s.driver.Park(timeout); err != nil {
-			s.log.Error("plugin scheduler: driver park failed", "err", err)
-		}
-		return
-	}
-	switch {
-	case timeout == 0:
-		select {
-		case <-s.unparkCh:
-		default:
-		}
-	case timeout < 0:
-		<-s.unparkCh
-	default:
-		s.timer.Reset(timeout)
-		select {
-		case <-s.unparkCh:
-		case <-s.timer.C:
-		}
-		s.timer.Stop()
-	}
-}
-
-func (s *Scheduler) afterPark() {
-	spi.Fire(s.time)
-	if len(s.deferred) == 0 {
-		return
-	}
-	d := s.deferred
-	s.deferred = s.spare[:0]
-	for i, w := range d {
-		s.cx.Wake(w)
-		d[i] = nil
-	}
-	s.spare = d[:0]
-}
-
-// SchedulerStats are a plugin scheduler's counters.
-type SchedulerStats struct {
-	// Requests counts batches sent to the policy; Waited counts the times
-	// the scheduler waited for an answer.
-	Requests, Waited uint64
-	// Decided counts tasks run in the policy's order; FIFO counts tasks
-	// run in FIFO order (not in the order, or no policy).
-	Decided, FIFO uint64
-}
-
-// Stats returns the scheduler's counters.
-func (s *Scheduler) Stats() SchedulerStats {
-	return SchedulerStats{Requests: s.requests.Load(), Waited: s.waited.Load(), Decided: s.decided.Load(), FIFO: s.fifoPicks.Load()}
-}
-
-// Restarts reports how many times the policy process was restarted.
-func (s *Scheduler) Restarts() int { return s.sup.restarts() }
-
-// KillProcess kills the policy process at once (SIGKILL), as a crash
-// would. The restart policy applies; tasks keep running in FIFO order.
-func (s *Scheduler) KillProcess() error {
-	s.sup.mu.Lock()
-	p := s.sup.proc
-	s.sup.mu.Unlock()
-	if p == nil {
-		return s.err(ErrPluginUnavailable)
-	}
-	proc, err := findProcess(p.pid)
-	if err != nil {
-		return err
-	}
-	return proc.Kill()
-}
-
-// Shutdown closes the scheduler, cancels every task, closes the driver and
-// ends the policy process; see core.Scheduler.
-func (s *Scheduler) Shutdown() {
-	s.shutdown.Do(func() {
-		s.mu.Lock()
-		s.closed = true
-		s.isClosed.Store(true)
-		s.mu.Unlock()
-		close(s.shutdownCh)
-		if owner := s.ownerGoroutine.Load(); owner != 0 && owner == spi.GoroutineID() {
-			// Called from inside a task: cancel now; the enclosing
-			// BlockOn closes the driver. The policy process ends in
-			// the background.
-			s.cancelAll()
-			go s.stopPlugin()
-			return
-		}
-		s.unpark()
-		<-s.core // never given back
-		s.cancelAll()
-		s.closeDriver()
-		s.stopPlugin()
-	})
+	return q.t
 }
 
 // stopPlugin ends the session and the process, waiting for its exit.
-func (s *Scheduler) stopPlugin() {
+func (s *remotePolicy) stopPlugin() {
 	s.sup.stop()
 	s.smu.Lock()
 	st := s.st
@@ -771,34 +544,50 @@ func (s *Scheduler) stopPlugin() {
 	s.sup.wait()
 }
 
-func (s *Scheduler) closeDriver() {
-	s.closeDrv.Do(func() {
-		if s.driver == nil {
-			return
-		}
-		if err := s.driver.Close(); err != nil {
-			s.log.Error("plugin scheduler: closing driver", "err", err)
-		}
-	})
-}
-
-// cancelAll cancels every task and empties the queues (core holder only).
-func (s *Scheduler) cancelAll() {
-	s.tasks.ShutdownAll(0)
-	for _, q := range s.fifo[s.head:] {
-		if q.t != nil {
-			spi.Shutdown(q.t)
-		}
-	}
+// Close implements io.Closer: the scheduler calls it once after Shutdown.
+// It ends the session and the process and drops the tasks still queued
+// (the scheduler has cancelled them).
+func (s *remotePolicy) Close() error {
+	s.stopPlugin()
 	s.fifo, s.head = nil, 0
 	clear(s.queued)
-	s.mu.Lock()
-	rest := s.inject
-	s.inject = nil
-	s.injectLen.Store(0)
-	s.mu.Unlock()
-	for _, in := range rest {
-		spi.Shutdown(in.t)
+	s.pmu.Lock()
+	clear(s.pending)
+	s.npending.Store(0)
+	s.pmu.Unlock()
+	return nil
+}
+
+// SchedulerStats are a plugin scheduler's counters.
+type SchedulerStats struct {
+	// Requests counts batches sent to the policy; Waited counts the times
+	// the scheduler waited for an answer.
+	Requests, Waited uint64
+	// Decided counts tasks run in the policy's order; FIFO counts tasks
+	// run in FIFO order (not in the order, or no policy).
+	Decided, FIFO uint64
+}
+
+// Stats returns the scheduler's counters.
+func (s *Scheduler) Stats() SchedulerStats {
+	return SchedulerStats{Requests: s.pol.requests.Load(), Waited: s.pol.waited.Load(), Decided: s.pol.decided.Load(), FIFO: s.pol.fifoPicks.Load()}
+}
+
+// Restarts reports how many times the policy process was restarted.
+func (s *Scheduler) Restarts() int { return s.pol.sup.restarts() }
+
+// KillProcess kills the policy process at once (SIGKILL), as a crash
+// would. The restart policy applies; tasks keep running in FIFO order.
+func (s *Scheduler) KillProcess() error {
+	s.pol.sup.mu.Lock()
+	p := s.pol.sup.proc
+	s.pol.sup.mu.Unlock()
+	if p == nil {
+		return s.pol.err(ErrPluginUnavailable)
 	}
-	s.deferred = nil
+	proc, err := findProcess(p.pid)
+	if err != nil {
+		return err
+	}
+	return proc.Kill()
 }

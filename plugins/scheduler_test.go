@@ -94,6 +94,50 @@ func TestThePriorityPolicyOrderIsObserved(t *testing.T) {
 	goleak.VerifyNone(t, ignore)
 }
 
+// Tasks spawned with SpawnWith from a goroutine outside the runtime reach
+// the policy with their priorities: they run in priority order too.
+func TestSpawnWithFromAnotherGoroutineTellsThePolicyThePriority(t *testing.T) {
+	ignore := goleak.IgnoreCurrent()
+	r, err := rt.NewBuilder().IgnoreEnv().SchedulerFactory(func(p core.SchedulerParams) (core.Scheduler, error) {
+		return plugins.NewScheduler(schedulerOptions(t), p)
+	}).Build()
+	require.NoError(t, err)
+	prios := []int{0, 7, -3, 7, 2}
+	const n = 25
+	var mu sync.Mutex
+	var order []int
+	err = run(t, r, 30*time.Second, func(c *co) error {
+		// Every spawn happens while the root's poll waits here, so the
+		// scheduler hands all of them to the policy at once.
+		spawned := make(chan []*core.JoinHandle[core.Unit])
+		go func() {
+			hs := make([]*core.JoinHandle[core.Unit], n)
+			for i := range hs {
+				hs[i] = plugins.SpawnWith(r, plugins.TaskInfo{Priority: prios[i%len(prios)]},
+					core.PollFunc[core.Unit](func(*core.Context) (core.Unit, bool) {
+						mu.Lock()
+						order = append(order, i)
+						mu.Unlock()
+						return core.Unit{}, true
+					}))
+			}
+			spawned <- hs
+		}()
+		for _, h := range <-spawned {
+			if _, err := awaitR(c, core.Future[core.Result[core.Unit]](h)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	mu.Lock()
+	assert.Equal(t, wantPriorityOrder(n, prios), order)
+	mu.Unlock()
+	require.NoError(t, r.Close())
+	goleak.VerifyNone(t, ignore)
+}
+
 // Killing the policy process leaves the runtime running (FIFO order
 // meanwhile); the restarted policy orders tasks again.
 func TestASchedulerPolicyCrashFallsBackToFIFOAndRestarts(t *testing.T) {

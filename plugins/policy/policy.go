@@ -8,6 +8,11 @@
 // future, only its id and the metadata it was spawned with
 // (plugins.SpawnWith), so it can be written, tested and replaced without
 // touching the program whose tasks it orders.
+//
+// The events are those of the current-thread scheduler's in-process hook,
+// currentthread.Policy, by task id and in batches: the plugin scheduler is
+// that hook served by a Policy in another process. A policy for one
+// program, with no process boundary, implements currentthread.Policy.
 package policy
 
 import (
