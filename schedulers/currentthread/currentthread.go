@@ -267,7 +267,11 @@ func (s *Scheduler) Schedule(t *core.Task, from core.Worker) {
 			return
 		}
 		s.stats.LocalSchedules++
-		s.requeue(t)
+		if s.policy != nil {
+			s.wokenByPolicy(t)
+			return
+		}
+		s.rq.Push(t)
 		return
 	}
 	if !s.global.PushOrShutdown(t) {
@@ -280,15 +284,11 @@ func (s *Scheduler) Schedule(t *core.Task, from core.Worker) {
 	}
 }
 
-// requeue queues a runnable task at the back of the run queue, or hands
-// it to the policy (owner only).
-func (s *Scheduler) requeue(t *core.Task) {
-	if s.policy != nil {
-		s.held++
-		s.policy.Woken(t)
-		return
-	}
-	s.rq.Push(t)
+// wokenByPolicy hands a runnable task to the policy (owner only). It is a
+// call of its own, kept off the default path's inlined queue push.
+func (s *Scheduler) wokenByPolicy(t *core.Task) {
+	s.held++
+	s.policy.Woken(t)
 }
 
 func (s *Scheduler) closedNow() bool { return s.closed.Load() }
@@ -371,7 +371,11 @@ func (s *Scheduler) run(done <-chan struct{}) {
 		if spi.Run(t, s.cx) {
 			// Woken during its own poll (a yield or a spent budget): to
 			// the back of the queue, behind the tasks already waiting.
-			s.requeue(t)
+			if s.policy != nil {
+				s.wokenByPolicy(t)
+			} else {
+				s.rq.Push(t)
+			}
 		} else if s.policy != nil && t.IsComplete() {
 			s.policy.Completed(t)
 		}
