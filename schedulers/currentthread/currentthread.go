@@ -27,9 +27,9 @@
 // call when the owner is busy. The owner stores parked=true and then checks
 // the global queue's length (and the spawn queue's, with a policy); a
 // waker stores the new length (globalq.Queue stores its length mirror
-// under its lock, on every push) and then loads parked. Both are sequentially consistent atomics, so at least one of the
-// two sees the other: either the owner finds the task or the waker unparks
-// it.
+// under its lock, on every push) and then loads parked. Both are
+// sequentially consistent atomics, so at least one of the two sees the
+// other: either the owner finds the task or the waker unparks it.
 //
 // # Scheduling policy
 //
@@ -113,7 +113,8 @@ func init() {
 }
 
 // Scheduler is the current-thread scheduler. Create it with New, or with
-// NewWithPolicy for a run order of your own; it implements core.Scheduler and core.MetricsSource.
+// NewWithPolicy for a run order of your own; it implements core.Scheduler
+// and core.MetricsSource.
 type Scheduler struct {
 	cfg    Config
 	p      core.SchedulerParams
