@@ -45,8 +45,9 @@ require (
 )
 
 // Sibling modules, so the plugins build and test on their own
-// (GOWORK=off). The example imports the epoll driver; only the tests import
-// the schedulers and the timer.
+// (GOWORK=off). The example imports the epoll driver and the plugin
+// scheduler is built on currentthread; only the tests import workstealing
+// and the timer.
 replace (
 	github.com/weftrt/weft/core => ../core
 	github.com/weftrt/weft/drivers/epoll => ../drivers/epoll
