@@ -19,8 +19,11 @@
 // A refusal (ENOSYS, EPERM from seccomp or kernel.io_uring_disabled, too
 // old a kernel) is an error wrapping ErrUnavailable that names the cause;
 // the module configuration then decides between the epoll driver, with a
-// warning on slog's default logger, and failing the runtime's build
-// (driver.fallback: epoll | error).
+// warning on the runtime's logger, and failing the runtime's build
+// (driver.fallback: epoll | error). The module does not link the epoll
+// driver: the fallback finds it in the registry, so a program that wants it
+// imports drivers/epoll (the weft facade does), and without it the build
+// fails naming driver.fallback and that import.
 //
 // # Operations
 //

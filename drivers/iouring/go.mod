@@ -4,12 +4,7 @@ go 1.26
 
 require (
 	github.com/weftrt/weft/core v0.1.0
-	github.com/weftrt/weft/drivers/epoll v0.1.0
 	github.com/weftrt/weft/drivers/internal v0.1.0
-	github.com/weftrt/weft/schedulers/currentthread v0.1.0
-	github.com/weftrt/weft/schedulers/workstealing v0.1.0
-	github.com/weftrt/weft/timers/wheel v0.1.0
-	go.uber.org/goleak v1.3.0
 	golang.org/x/sys v0.32.0
 )
 
@@ -26,21 +21,13 @@ require (
 	github.com/mitchellh/copystructure v1.2.0 // indirect
 	github.com/mitchellh/reflectwalk v1.0.2 // indirect
 	github.com/pelletier/go-toml/v2 v2.2.2 // indirect
-	github.com/stretchr/testify v1.12.1 // indirect
-	github.com/weftrt/weft/schedulers/internal v0.1.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 )
 
 // Sibling modules, so the driver builds and tests on its own (GOWORK=off).
-// The epoll driver is the fallback; only the tests import the schedulers
-// and the timer.
+// It requires no other scheduler, driver or timer module: the tests that
+// compose it with one live in the integration module.
 replace (
 	github.com/weftrt/weft/core => ../../core
-	github.com/weftrt/weft/drivers/epoll => ../epoll
 	github.com/weftrt/weft/drivers/internal => ../internal
-	github.com/weftrt/weft/schedulers/currentthread => ../../schedulers/currentthread
-	github.com/weftrt/weft/schedulers/workstealing => ../../schedulers/workstealing
-	github.com/weftrt/weft/timers/wheel => ../../timers/wheel
 )
-
-replace github.com/weftrt/weft/schedulers/internal => ../../schedulers/internal

@@ -7,9 +7,6 @@ import (
 	"time"
 
 	"github.com/weftrt/weft/core"
-	// The fallback driver: registered by its package init and built
-	// through the registry when io_uring is unavailable.
-	_ "github.com/weftrt/weft/drivers/epoll"
 )
 
 // Name is the driver's registered name, the value of driver.kind that
@@ -18,9 +15,16 @@ const Name = "iouring"
 
 // Fallback policies (Config.Fallback).
 const (
+	// FallbackEpoll builds the driver registered as "epoll" instead. The
+	// module does not link it: a program that wants the fallback imports
+	// EpollImport (the weft facade does).
 	FallbackEpoll = "epoll"
 	FallbackError = "error"
 )
+
+// EpollImport is the import path that links the fallback driver of
+// FallbackEpoll.
+const EpollImport = "github.com/weftrt/weft/drivers/epoll"
 
 // Options are the set-up choices of a Driver.
 type Options struct {
@@ -56,8 +60,9 @@ type Config struct {
 	// Fallback says what to do when the kernel offers no usable io_uring
 	// (ENOSYS, EPERM from seccomp or kernel.io_uring_disabled, a kernel
 	// older than 5.6): "epoll" (the default) builds the epoll driver
-	// instead and logs why; "error" fails the runtime's build with the
-	// cause.
+	// instead and logs why, and fails naming this key and the import that
+	// links epoll when the program does not link it; "error" fails the
+	// runtime's build with the cause.
 	Fallback string `koanf:"fallback"`
 }
 
@@ -105,6 +110,11 @@ func paramsLog(p core.DriverParams) *slog.Logger {
 	return fallbackLog()
 }
 
+// lookupFallback finds the module of the fallback driver in the registry;
+// tests replace it to stand a fake in for epoll without registering one
+// process-wide.
+var lookupFallback = core.Lookup
+
 // build creates the driver for c, or the fallback.
 func build(c Config, params core.DriverParams) (core.Driver, error) {
 	d, err := newDriver(c.options())
@@ -117,9 +127,10 @@ func build(c Config, params core.DriverParams) (core.Driver, error) {
 	if c.Fallback == FallbackError {
 		return nil, fmt.Errorf("%w (driver.fallback is %q; set it to %q to use epoll instead)", err, FallbackError, FallbackEpoll)
 	}
-	m, lerr := core.Lookup(core.KindDriver, FallbackEpoll)
+	m, lerr := lookupFallback(core.KindDriver, FallbackEpoll)
 	if lerr != nil {
-		return nil, fmt.Errorf("%w; and the fallback: %w", err, lerr)
+		return nil, fmt.Errorf("%w; and driver.fallback is %q, but that driver is not linked into this program "+
+			"(import _ %q, or set driver.fallback to %q): %w", err, FallbackEpoll, EpollImport, FallbackError, lerr)
 	}
 	fb, ferr := m.BuildDriver(nil, params)
 	if ferr != nil {

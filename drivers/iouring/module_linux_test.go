@@ -10,14 +10,8 @@ import (
 	"syscall"
 	"testing"
 
-	"go.uber.org/goleak"
-
 	"github.com/weftrt/weft/core"
 	"github.com/weftrt/weft/core/rt"
-	"github.com/weftrt/weft/drivers/epoll"
-	_ "github.com/weftrt/weft/schedulers/currentthread"
-	_ "github.com/weftrt/weft/schedulers/workstealing"
-	_ "github.com/weftrt/weft/timers/wheel"
 )
 
 // refuseSetup makes io_uring_setup fail with errno until the test ends,
@@ -37,6 +31,55 @@ func captureFallbackLog(t *testing.T) *bytes.Buffer {
 	return &buf
 }
 
+// fakeFallback stands in for the epoll driver, which this module does not
+// link: only its type and its Close matter to these tests (the embedded
+// nil Driver panics on any other call).
+type fakeFallback struct {
+	core.Driver
+	params core.DriverParams
+	closed bool
+}
+
+func (f *fakeFallback) Close() error { f.closed = true; return nil }
+
+// linkFakeFallback makes the fallback find a fake driver under the name
+// "epoll" until the test ends, as if the program linked drivers/epoll.
+func linkFakeFallback(t *testing.T) {
+	fake := core.DriverModule(FallbackEpoll, "a stand-in for the epoll driver (tests only)", nil,
+		func(_ struct{}, p core.DriverParams) (*fakeFallback, error) { return &fakeFallback{params: p}, nil })
+	lookupFallback = func(kind core.Kind, name string) (core.Module, error) {
+		if kind == core.KindDriver && name == FallbackEpoll {
+			return fake, nil
+		}
+		return core.Lookup(kind, name)
+	}
+	t.Cleanup(func() { lookupFallback = core.Lookup })
+}
+
+// errDriverBuilt ends a runtime's build made by driverOnly once the driver
+// is built.
+var errDriverBuilt = errors.New("iouring test: the runtime built its driver")
+
+// driverOnly returns a scheduler factory for rt.Builder.SchedulerFactory
+// that builds the runtime's driver (a scheduler does so through
+// SchedulerParams.NewDriver), stores it in *got, closes it and fails the
+// build with its error or errDriverBuilt. The module links no scheduler,
+// and the driver is all these tests need of a runtime.
+func driverOnly(got *core.Driver) func(core.SchedulerParams) (core.Scheduler, error) {
+	return func(p core.SchedulerParams) (core.Scheduler, error) {
+		if p.NewDriver == nil {
+			return nil, errors.New("iouring test: the runtime has no driver")
+		}
+		d, err := p.NewDriver()
+		if err != nil {
+			return nil, err
+		}
+		*got = d
+		d.Close()
+		return nil, errDriverBuilt
+	}
+}
+
 func buildModule(t *testing.T, fallback string) (any, error) {
 	t.Helper()
 	m, err := core.Lookup(core.KindDriver, Name)
@@ -49,6 +92,7 @@ func buildModule(t *testing.T, fallback string) (any, error) {
 }
 
 func TestWithoutIOUringTheDriverFallsBackToEpollAndSaysWhy(t *testing.T) {
+	linkFakeFallback(t)
 	for _, errno := range []syscall.Errno{syscall.EPERM, syscall.ENOSYS} {
 		refuseSetup(t, errno)
 		log := captureFallbackLog(t)
@@ -56,11 +100,13 @@ func TestWithoutIOUringTheDriverFallsBackToEpollAndSaysWhy(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v: %v", errno, err)
 		}
-		ed, ok := d.(*epoll.Driver)
+		fd, ok := d.(*fakeFallback)
 		if !ok {
-			t.Fatalf("%v: built %T, want the epoll driver", errno, d)
+			t.Fatalf("%v: built %T, want the fallback driver", errno, d)
 		}
-		ed.Close()
+		if fd.params.Events != 64 {
+			t.Errorf("%v: the fallback got the parameters %+v, want those of the io_uring driver", errno, fd.params)
+		}
 		msg := log.String()
 		for _, want := range []string{"io_uring is unavailable", "epoll", errno.Error()} {
 			if !strings.Contains(msg, want) {
@@ -73,6 +119,7 @@ func TestWithoutIOUringTheDriverFallsBackToEpollAndSaysWhy(t *testing.T) {
 // The fallback is announced on the runtime's logger when the runtime hands
 // one over (core.DriverParams.Log), not on slog's default.
 func TestTheFallbackIsLoggedOnTheRuntimesLogger(t *testing.T) {
+	linkFakeFallback(t)
 	refuseSetup(t, syscall.EPERM)
 	def := captureFallbackLog(t)
 	var buf bytes.Buffer
@@ -86,7 +133,9 @@ func TestTheFallbackIsLoggedOnTheRuntimesLogger(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d.(*epoll.Driver).Close()
+	if _, ok := d.(*fakeFallback); !ok {
+		t.Fatalf("built %T, want the fallback driver", d)
+	}
 	if !strings.Contains(buf.String(), "io_uring is unavailable") {
 		t.Errorf("the runtime's logger did not get the fallback: %q", buf.String())
 	}
@@ -107,7 +156,7 @@ func TestWithoutIOUringAndFallbackErrorTheBuildFailsNamingTheCause(t *testing.T)
 		}
 	}
 	// Through the runtime builder, the build fails with it.
-	_, err = rt.NewBuilder().IgnoreEnv().Scheduler("currentthread").Driver(Name).Set("driver.fallback", "error").Build()
+	_, err = rt.NewBuilder().IgnoreEnv().SchedulerFactory(driverOnly(new(core.Driver))).Driver(Name).Set("driver.fallback", "error").Build()
 	if !errors.Is(err, ErrUnavailable) {
 		t.Fatalf("runtime build: %v", err)
 	}
@@ -118,26 +167,52 @@ func TestWithoutIOUringAndFallbackErrorTheBuildFailsNamingTheCause(t *testing.T)
 	}
 }
 
-func TestAFallenBackRuntimeRuns(t *testing.T) {
-	refuseSetup(t, syscall.EPERM)
-	captureFallbackLog(t)
-	r, err := rt.NewBuilder().IgnoreEnv().Scheduler("currentthread").Driver(Name).Build()
-	if err != nil {
-		t.Fatal(err)
+// The module does not link the epoll driver: a program that links neither
+// it nor the weft facade and whose kernel refuses io_uring gets an error
+// naming driver.fallback and the import that would link epoll.
+func TestAFallbackThatIsNotLinkedNamesTheKeyAndTheImport(t *testing.T) {
+	if _, err := core.Lookup(core.KindDriver, FallbackEpoll); err == nil {
+		t.Fatal("the iouring module's tests link the epoll driver; they must not")
 	}
-	defer r.Close()
-	var kind string
-	_, err = rt.BlockOn(r, core.PollFunc[int](func(cx *core.Context) (int, bool) {
-		switch cx.Worker().Driver().(type) {
-		case *epoll.Driver:
-			kind = "epoll"
-		case *Driver:
-			kind = "iouring"
+	refuseSetup(t, syscall.EPERM)
+	_, err := buildModule(t, FallbackEpoll)
+	if !errors.Is(err, ErrUnavailable) || !errors.Is(err, syscall.EPERM) {
+		t.Fatalf("error %v does not wrap ErrUnavailable and EPERM", err)
+	}
+	var unknown *core.UnknownModuleError
+	if !errors.As(err, &unknown) || unknown.Name != FallbackEpoll {
+		t.Fatalf("error %v does not wrap the registry's unknown-module error for %q", err, FallbackEpoll)
+	}
+	// Through the runtime builder, at the section's key.
+	_, err = rt.NewBuilder().IgnoreEnv().SchedulerFactory(driverOnly(new(core.Driver))).Driver(Name).Build()
+	if err == nil {
+		t.Fatal("a runtime built with io_uring refused and no fallback linked")
+	}
+	for _, want := range []string{"driver.fallback", `"epoll"`, EpollImport, `"error"`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
 		}
-		return 0, true
-	}))
-	if err != nil || kind != "epoll" {
-		t.Fatalf("the runtime's driver is %q (%v), want epoll", kind, err)
+	}
+}
+
+// A runtime whose io_uring is refused hands its scheduler the fallback
+// driver, and says so on the runtime's logger. (Tasks running on the epoll
+// driver are what its suites in the integration module check.)
+func TestARuntimeWithIOUringRefusedHandsItsSchedulerTheFallback(t *testing.T) {
+	linkFakeFallback(t)
+	refuseSetup(t, syscall.EPERM)
+	var logged bytes.Buffer
+	var got core.Driver
+	_, err := rt.NewBuilder().IgnoreEnv().Logger(slog.New(slog.NewTextHandler(&logged, nil))).
+		SchedulerFactory(driverOnly(&got)).Driver(Name).Build()
+	if !errors.Is(err, errDriverBuilt) {
+		t.Fatalf("build: %v", err)
+	}
+	if fd, ok := got.(*fakeFallback); !ok || !fd.closed {
+		t.Fatalf("the scheduler got %T, want the fallback driver", got)
+	}
+	if !strings.Contains(logged.String(), "io_uring is unavailable") {
+		t.Errorf("the runtime's logger did not get the fallback: %q", logged.String())
 	}
 }
 
@@ -147,40 +222,13 @@ func TestBadConfigurationNamesTheKey(t *testing.T) {
 		"driver.fallback":    "kqueue",
 		"driver.sqpoll_idle": "-1s",
 	} {
-		_, err := rt.NewBuilder().IgnoreEnv().Scheduler("currentthread").Driver(Name).Set(key, val).Build()
+		_, err := rt.NewBuilder().IgnoreEnv().SchedulerFactory(driverOnly(new(core.Driver))).Driver(Name).Set(key, val).Composition()
 		if err == nil || !strings.Contains(err.Error(), key) {
 			t.Errorf("%s=%v: error %v does not name the key", key, val, err)
 		}
 	}
-	_, err := rt.NewBuilder().IgnoreEnv().Scheduler("currentthread").Driver(Name).Set("driver.ring_size", 8).Build()
+	_, err := rt.NewBuilder().IgnoreEnv().SchedulerFactory(driverOnly(new(core.Driver))).Driver(Name).Set("driver.ring_size", 8).Composition()
 	if err == nil || !strings.Contains(err.Error(), "driver.ring_size") {
 		t.Errorf("an unknown key: %v", err)
 	}
-}
-
-func TestShutdownLeavesNoGoroutine(t *testing.T) {
-	ignore := goleak.IgnoreCurrent()
-	for _, sched := range []string{"currentthread", "workstealing"} {
-		b := rt.NewBuilder().IgnoreEnv().Scheduler(sched).Driver(Name).Set("driver.fallback", "error")
-		if sched == "workstealing" {
-			b.Workers(2)
-		}
-		r, err := b.Build()
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = rt.BlockOn(r, core.PollFunc[int](func(cx *core.Context) (int, bool) {
-			d := cx.Worker().Driver().(*Driver)
-			h, _, err := d.Listen("tcp", "127.0.0.1:0", core.SocketOptions{})
-			if err == nil {
-				pollOnce(d.Accept(h), cx.Waker()) // left pending at shutdown
-			}
-			return 0, true
-		}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		r.Close()
-	}
-	goleak.VerifyNone(t, ignore)
 }

@@ -1,6 +1,7 @@
 #!/bin/sh
-# Cross-compiles and vets drivers/kqueue and its tests for every system the
-# driver targets. This machine (and CI) runs Linux, where the driver's
+# Cross-compiles and vets drivers/kqueue and its tests, and the integration
+# module that runs the driver suite against it, for every system the driver
+# targets. This machine (and CI) runs Linux, where the driver's
 # logic is tested against an emulation of kqueue; on these targets the
 # code is compiled only, never run.
 #
@@ -30,11 +31,13 @@ for target in $targets; do
 		else
 			gowork=
 		fi
-		echo "crossbuild: $goos/$goarch (workspace $work)"
-		run env GOOS="$goos" GOARCH="$goarch" CGO_ENABLED=0 GOWORK="$gowork" go vet ./...
-		# go test -c with several packages writes each test binary to
-		# the -o directory; /dev/null discards them.
-		run env GOOS="$goos" GOARCH="$goarch" CGO_ENABLED=0 GOWORK="$gowork" go test -c -o /dev/null ./...
+		for dir in . ../../integration; do
+			echo "crossbuild: $goos/$goarch $dir (workspace $work)"
+			run env -C "$dir" GOOS="$goos" GOARCH="$goarch" CGO_ENABLED=0 GOWORK="$gowork" go vet ./...
+			# go test -c with several packages writes each test binary
+			# to the -o directory; /dev/null discards them.
+			run env -C "$dir" GOOS="$goos" GOARCH="$goarch" CGO_ENABLED=0 GOWORK="$gowork" go test -c -o /dev/null ./...
+		done
 	done
 done
 

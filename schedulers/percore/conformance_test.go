@@ -7,9 +7,7 @@ import (
 	"github.com/weftrt/weft/core"
 	"github.com/weftrt/weft/core/conformance"
 	"github.com/weftrt/weft/core/rt"
-	_ "github.com/weftrt/weft/drivers/epoll"
 	"github.com/weftrt/weft/schedulers/percore"
-	_ "github.com/weftrt/weft/timers/wheel"
 )
 
 // factory builds a scheduler with n workers and otherwise default settings.
@@ -55,36 +53,11 @@ func perCore(n int) func(*rt.Builder) {
 }
 
 // TestSyncConformance runs the semantic suite of core/sync and its channels.
+// The suites that need a driver or a timer run in the integration module.
 func TestSyncConformance(t *testing.T) {
 	for _, n := range []int{1, 2, 4} {
 		t.Run(fmt.Sprintf("workers=%d", n), func(t *testing.T) {
 			conformance.Sync(t, perCore(n))
-		})
-	}
-}
-
-// TestDriverConformance runs the driver suite with drivers/epoll: every
-// worker creates its own epoll instance, so operations on sockets of one
-// worker's driver run on others after a steal or a cross-worker wake.
-func TestDriverConformance(t *testing.T) {
-	for _, n := range []int{1, 2} {
-		t.Run(fmt.Sprintf("workers=%d", n), func(t *testing.T) {
-			conformance.Driver(t, func(b *rt.Builder) {
-				b.Scheduler(percore.Name).Workers(n).Driver("epoll").Timer("wheel")
-			})
-		})
-	}
-}
-
-// TestTimingRuntimeConformance runs the time API's end-to-end suite
-// (virtual, auto-advancing clock): the clock moves only when the whole
-// pool is idle.
-func TestTimingRuntimeConformance(t *testing.T) {
-	for _, n := range []int{1, 2, 4} {
-		t.Run(fmt.Sprintf("workers=%d", n), func(t *testing.T) {
-			conformance.TimingRuntime(t, func(b *rt.Builder) {
-				b.Timer("wheel").Scheduler(percore.Name).Workers(n)
-			})
 		})
 	}
 }

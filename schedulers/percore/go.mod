@@ -6,9 +6,6 @@ require (
 	github.com/stretchr/testify v1.12.1
 	github.com/weftrt/weft/core v0.1.0
 	github.com/weftrt/weft/schedulers/internal v0.1.0
-	github.com/weftrt/weft/drivers/epoll v0.1.0
-	github.com/weftrt/weft/drivers/iouring v0.1.0
-	github.com/weftrt/weft/timers/wheel v0.1.0
 	go.uber.org/goleak v1.3.0
 	golang.org/x/sys v0.32.0
 )
@@ -26,22 +23,13 @@ require (
 	github.com/mitchellh/copystructure v1.2.0 // indirect
 	github.com/mitchellh/reflectwalk v1.0.2 // indirect
 	github.com/pelletier/go-toml/v2 v2.2.2 // indirect
-	github.com/weftrt/weft/drivers/internal v0.1.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 )
 
-// Sibling modules, so the scheduler builds and tests on its own
-// (GOWORK=off). Only the tests import the driver and the timer; the other
-// schedulers are required by their modules.
+// Sibling modules, so the scheduler builds and tests on its own (GOWORK=off).
+// It requires no other scheduler, driver or timer module: the tests that
+// compose it with one live in the integration module.
 replace (
 	github.com/weftrt/weft/core => ../../core
-	github.com/weftrt/weft/drivers/epoll => ../../drivers/epoll
-	github.com/weftrt/weft/drivers/iouring => ../../drivers/iouring
-	github.com/weftrt/weft/schedulers/currentthread => ../currentthread
-	github.com/weftrt/weft/schedulers/workstealing => ../workstealing
-	github.com/weftrt/weft/timers/wheel => ../../timers/wheel
+	github.com/weftrt/weft/schedulers/internal => ../internal
 )
-
-replace github.com/weftrt/weft/drivers/internal => ../../drivers/internal
-
-replace github.com/weftrt/weft/schedulers/internal => ../internal

@@ -6,7 +6,6 @@ import (
 
 	"github.com/weftrt/weft/core"
 	"github.com/weftrt/weft/core/conformance"
-	"github.com/weftrt/weft/core/rt"
 	"github.com/weftrt/weft/timers/heap"
 )
 
@@ -27,12 +26,10 @@ func BenchmarkW7bChurn(b *testing.B) {
 }
 
 // W7a timers_sleep: wall time of 100,000 sleepers of 1-100 ms (ideal
-// 100 ms), plain Go beside.
+// 100 ms), plain Go beside. The same on a runtime is
+// BenchmarkW7aSleepOnARuntime in the integration module.
 func BenchmarkW7aSleep(b *testing.B) {
 	b.Run("weft=heap/on=timer", func(b *testing.B) { conformance.TimerSleepAlone(b, newBenchTimer) })
-	b.Run("weft=heap/on=currentthread", func(b *testing.B) {
-		conformance.TimerSleepRuntime(b, func(bl *rt.Builder) { bl.Timer("heap").Scheduler("currentthread") })
-	})
 	b.Run("go/on=goroutines", conformance.GoTimerSleepGoroutines)
 	b.Run("go/on=afterfunc", conformance.GoTimerSleepAfterFunc)
 }

@@ -5,7 +5,6 @@ go 1.26
 require (
 	github.com/stretchr/testify v1.12.1
 	github.com/weftrt/weft/core v0.1.0
-	github.com/weftrt/weft/schedulers/currentthread v0.1.0
 )
 
 require (
@@ -21,14 +20,12 @@ require (
 	github.com/mitchellh/copystructure v1.2.0 // indirect
 	github.com/mitchellh/reflectwalk v1.0.2 // indirect
 	github.com/pelletier/go-toml/v2 v2.2.2 // indirect
-	github.com/weftrt/weft/schedulers/internal v0.1.0 // indirect
 	go.uber.org/goleak v1.3.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/sys v0.32.0 // indirect
 )
 
+// Sibling modules, so the timer builds and tests on its own (GOWORK=off).
+// It requires no other scheduler, driver or timer module: the tests that
+// compose it with one live in the integration module.
 replace github.com/weftrt/weft/core => ../../core
-
-replace github.com/weftrt/weft/schedulers/currentthread => ../../schedulers/currentthread
-
-replace github.com/weftrt/weft/schedulers/internal => ../../schedulers/internal

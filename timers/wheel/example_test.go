@@ -5,8 +5,6 @@ import (
 	"time"
 
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/core/rt"
-	"github.com/weftrt/weft/core/timing"
 	"github.com/weftrt/weft/timers/wheel"
 )
 
@@ -31,28 +29,4 @@ func Example() {
 	// next deadline 2ms
 	// woken at 2ms
 	// fired 1
-}
-
-// A timeout on a runtime with the wheel and a virtual clock: the runtime
-// has nothing to do but wait, so the clock jumps straight to the deadline
-// and the example finishes at once.
-func Example_timeout() {
-	r, err := rt.NewBuilder().IgnoreEnv().
-		Scheduler("currentthread").Timer("wheel").Clock("virtual").
-		Build()
-	if err != nil {
-		panic(err)
-	}
-	defer r.Close()
-
-	never := core.PollFunc[string](func(*core.Context) (string, bool) { return "", false })
-	res, err := rt.BlockOn(r, core.Future[core.Result[string]](timing.Timeout[string](never, 30*time.Second)))
-	if err != nil {
-		panic(err)
-	}
-	fmt.Println(res.Err)
-	fmt.Println("virtual time passed:", time.Duration(r.Time().Clock.Now()))
-	// Output:
-	// weft: deadline elapsed
-	// virtual time passed: 30s
 }

@@ -48,3 +48,12 @@ func TestBuildingWithoutAClockFailsClearly(t *testing.T) {
 	_, err = m.New(&wheel.Config{Shards: -3}, &core.TimerParams{Clock: core.NewRealClock()})
 	assert.ErrorContains(t, err, `"shards"`)
 }
+
+// Linked without the weft facade, the wheel is the default timer: the
+// default is declared where the module registers. (The integration module
+// checks the whole default composition with every module linked.)
+func TestWithoutTheFacadeTheWheelIsTheDefaultTimer(t *testing.T) {
+	m, ok := core.Preferred(core.KindTimer, core.Modules())
+	require.True(t, ok, "no default timer")
+	assert.Equal(t, "wheel", m.Name)
+}

@@ -1,6 +1,6 @@
 //go:build linux
 
-package kqueue_test
+package integration_test
 
 import (
 	"testing"
@@ -9,9 +9,6 @@ import (
 	"github.com/weftrt/weft/core/conformance"
 	"github.com/weftrt/weft/core/rt"
 	"github.com/weftrt/weft/drivers/kqueue"
-	_ "github.com/weftrt/weft/schedulers/currentthread"
-	_ "github.com/weftrt/weft/schedulers/workstealing"
-	_ "github.com/weftrt/weft/timers/wheel"
 )
 
 // On Linux the registered "kqueue" module refuses to build (there is no
@@ -25,30 +22,26 @@ func init() {
 	}
 }
 
-func TestConformanceOnACurrentThreadRuntime(t *testing.T) {
-	conformance.Driver(t, func(b *rt.Builder) {
-		b.Scheduler("currentthread").Driver("kqueue-emulated").Timer("wheel")
-	})
+func emulatedKqueue(b *rt.Builder) { b.Driver("kqueue-emulated") }
+
+func TestEmulatedKqueuePassesTheDriverSuiteOnACurrentThreadRuntime(t *testing.T) {
+	conformance.Driver(t, onCurrentThread(emulatedKqueue))
 }
 
 // Two workers share the driver: operations run on one worker while the
 // other parks in kevent, the layout that exposes races between Park, the
 // deferred registrations and the operations' readiness protocol.
-func TestConformanceOnAWorkStealingRuntime(t *testing.T) {
-	conformance.Driver(t, func(b *rt.Builder) {
-		b.Scheduler("workstealing").Workers(2).Driver("kqueue-emulated").Timer("wheel")
-	})
+func TestEmulatedKqueuePassesTheDriverSuiteOnAWorkStealingRuntime(t *testing.T) {
+	conformance.Driver(t, onWorkStealing(emulatedKqueue))
 }
 
 // The pipe that replaces EVFILT_USER on netbsd and openbsd, on the
 // layout where Unpark matters most (a worker waking another).
-func TestConformanceWithThePipeForUnparkOnAWorkStealingRuntime(t *testing.T) {
-	conformance.Driver(t, func(b *rt.Builder) {
-		b.Scheduler("workstealing").Workers(2).Driver("kqueue-emulated-pipe").Timer("wheel")
-	})
+func TestEmulatedKqueueWithThePipeForUnparkPassesTheDriverSuiteOnAWorkStealingRuntime(t *testing.T) {
+	conformance.Driver(t, onWorkStealing(func(b *rt.Builder) { b.Driver("kqueue-emulated-pipe") }))
 }
 
-func TestOnLinuxTheKqueueModuleSaysItNeedsABSD(t *testing.T) {
+func TestOnLinuxARuntimeWithTheKqueueDriverFailsToBuild(t *testing.T) {
 	_, err := rt.NewBuilder().IgnoreEnv().Scheduler("currentthread").Driver("kqueue").Build()
 	if err == nil {
 		t.Fatal("building the kqueue driver on Linux succeeded")

@@ -1,6 +1,6 @@
 //go:build linux
 
-package iouring_test
+package integration_test
 
 import (
 	"io"

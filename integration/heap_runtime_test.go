@@ -1,4 +1,4 @@
-package heap_test
+package integration_test
 
 import (
 	"testing"
@@ -6,8 +6,9 @@ import (
 	"github.com/weftrt/weft/core/conformance"
 	"github.com/weftrt/weft/core/rt"
 	_ "github.com/weftrt/weft/schedulers/currentthread"
+	_ "github.com/weftrt/weft/timers/heap"
 )
 
-func TestTimingAPIOnACurrentThreadRuntime(t *testing.T) {
+func TestTheHeapPassesTheTimingSuiteOnACurrentThreadRuntime(t *testing.T) {
 	conformance.TimingRuntime(t, func(b *rt.Builder) { b.Timer("heap").Scheduler("currentthread") })
 }

@@ -1,6 +1,6 @@
 //go:build linux
 
-package percore_test
+package integration_test
 
 import (
 	"fmt"
@@ -8,18 +8,16 @@ import (
 
 	"github.com/weftrt/weft/core/conformance"
 	"github.com/weftrt/weft/core/rt"
-	"github.com/weftrt/weft/drivers/iouring"
+	_ "github.com/weftrt/weft/drivers/iouring"
 	"github.com/weftrt/weft/schedulers/percore"
 )
 
-// TestDriverConformanceOnIOUring runs the driver suite with drivers/iouring,
+// TestPercoreRunsTheDriverSuiteOnIOUring runs the driver suite with drivers/iouring,
 // a ring per worker: an operation runs on the ring of the worker that
 // polls it, whichever driver owns its handle, so with two workers most
 // handles have operations in both rings.
-func TestDriverConformanceOnIOUring(t *testing.T) {
-	if _, err := iouring.New(iouring.Options{Entries: 8}); err != nil {
-		t.Skipf("no io_uring here: %v", err)
-	}
+func TestPercoreRunsTheDriverSuiteOnIOUring(t *testing.T) {
+	skipWithoutIOUring(t)
 	for _, n := range []int{1, 2} {
 		t.Run(fmt.Sprintf("workers=%d", n), func(t *testing.T) {
 			conformance.Driver(t, func(b *rt.Builder) {

@@ -1,0 +1,14 @@
+package integration_test
+
+import (
+	"testing"
+
+	"github.com/weftrt/weft/core/conformance"
+	"github.com/weftrt/weft/core/rt"
+	_ "github.com/weftrt/weft/schedulers/currentthread"
+	_ "github.com/weftrt/weft/timers/wheel"
+)
+
+func TestTheWheelPassesTheTimingSuiteOnACurrentThreadRuntime(t *testing.T) {
+	conformance.TimingRuntime(t, func(b *rt.Builder) { b.Timer("wheel").Scheduler("currentthread") })
+}
