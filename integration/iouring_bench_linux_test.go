@@ -24,7 +24,7 @@ import (
 // plain Go) in one process: the same coroutine-task program on runtimes
 // that differ only in driver.kind.
 //
-//	go test -run '^$' -bench . -benchtime 20000x ./drivers/iouring
+//	cd integration && go test -run '^$' -bench 'EchoRoundTrip|RandomRead4K' -benchtime 20000x .
 
 var compositions = []struct {
 	name, sched, driver string

@@ -29,11 +29,12 @@
 //     conformance suite (core/conformance.Driver) on the current-thread
 //     and the work-stealing schedulers with EVFILT_USER for Unpark, and
 //     on the work-stealing scheduler with the pipe, under the race
-//     detector.
+//     detector (those runs are in the integration module, which links
+//     the schedulers).
 //   - darwin/amd64, darwin/arm64, freebsd/amd64, netbsd/amd64,
-//     openbsd/amd64: the package and its tests (including the same
-//     conformance tests against the real kqueue) are cross-compiled and
-//     vetted (crossbuild.sh), not run. Behaviour on a real kernel is
+//     openbsd/amd64: the package and its tests, and the integration
+//     module's conformance tests against the real kqueue, are
+//     cross-compiled and vetted (crossbuild.sh), not run. Behaviour on a real kernel is
 //     therefore unverified; the places where the real kernels may differ
 //     from the emulation are the kernels' EV_EOF/fflags reporting and the
 //     per-system socket helpers (accept, socket flags, keep-alive).
