@@ -7,7 +7,7 @@ import (
 
 	"github.com/weftrt/weft"
 	"github.com/weftrt/weft/core"
-	wnet "github.com/weftrt/weft/core/net"
+	"github.com/weftrt/weft/core/wnet"
 )
 
 // The default composition on Linux does I/O: a listener can be bound

@@ -13,10 +13,10 @@ import (
 
 	"github.com/weftrt/weft/core"
 	"github.com/weftrt/weft/core/co"
-	wfs "github.com/weftrt/weft/core/fs"
-	wio "github.com/weftrt/weft/core/io"
-	wnet "github.com/weftrt/weft/core/net"
 	"github.com/weftrt/weft/core/rt"
+	"github.com/weftrt/weft/core/wfs"
+	"github.com/weftrt/weft/core/wio"
+	"github.com/weftrt/weft/core/wnet"
 	_ "github.com/weftrt/weft/drivers/epoll"
 )
 

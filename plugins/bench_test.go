@@ -10,9 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/weftrt/weft/core"
-	wio "github.com/weftrt/weft/core/io"
-	wnet "github.com/weftrt/weft/core/net"
 	"github.com/weftrt/weft/core/rt"
+	"github.com/weftrt/weft/core/wio"
+	"github.com/weftrt/weft/core/wnet"
 	_ "github.com/weftrt/weft/drivers/epoll"
 	"github.com/weftrt/weft/plugins"
 )

@@ -10,9 +10,9 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/weftrt/weft/core"
-	wio "github.com/weftrt/weft/core/io"
-	wnet "github.com/weftrt/weft/core/net"
 	"github.com/weftrt/weft/core/rt"
+	"github.com/weftrt/weft/core/wio"
+	"github.com/weftrt/weft/core/wnet"
 	"github.com/weftrt/weft/plugins"
 )
 

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/weftrt/weft/core"
-	wio "github.com/weftrt/weft/core/io"
-	wnet "github.com/weftrt/weft/core/net"
+	"github.com/weftrt/weft/core/wio"
+	"github.com/weftrt/weft/core/wnet"
 )
 
 type wakeCount struct{ n atomic.Int64 }

@@ -13,7 +13,7 @@ import (
 	"github.com/weftrt/weft/core"
 	"github.com/weftrt/weft/core/co"
 	"github.com/weftrt/weft/core/future"
-	"github.com/weftrt/weft/core/sync/oneshot"
+	"github.com/weftrt/weft/core/wsync/oneshot"
 )
 
 func TestMainReturnsTheBodysValue(t *testing.T) {

@@ -66,9 +66,9 @@
 //
 // Inside a coroutine task weft streams offer the standard blocking
 // interfaces: [Reader] and [Writer] give an io.Reader and io.Writer on any
-// weft reader or writer (core/io), and [Conn] gives a net.Conn, with
-// deadlines, on a weft stream (a core/net TCP or Unix stream, or an
-// in-memory core/io duplex). So bufio, encoding/json, crypto/tls and the
+// weft reader or writer (core/wio), and [Conn] gives a net.Conn, with
+// deadlines, on a weft stream (a core/wnet TCP or Unix stream, or an
+// in-memory core/wio duplex). So bufio, encoding/json, crypto/tls and the
 // rest of the standard library work on weft connections, driven by the
 // weft runtime and its I/O driver. Deadlines use the runtime's timer; on a
 // runtime without one, a deadline that has passed fails the operation at
@@ -79,11 +79,11 @@
 // A Ctx belongs to one body, so a Conn (or Reader, or Writer) serves one
 // task; tasks share a stream the way goroutines share a net.Conn by each
 // wrapping it in a Conn of its own. Every Conn, Reader and Writer owns its
-// operations on the stream (a core/io Op per direction), so no two ever
+// operations on the stream (a core/wio Op per direction), so no two ever
 // share one: any number of tasks may read and write one stream at once,
 // each byte read goes to exactly one Read, and every waiting task is
 // woken. Writes take turns as Go's do: a Conn's or Writer's Write holds
-// the stream's write lock (core/io's WriteLocker, which weft's streams
+// the stream's write lock (core/wio's WriteLocker, which weft's streams
 // have) from its first byte to its last, so each Write's bytes arrive
 // contiguously, never interleaved with another task's Write, even when
 // the stream takes them in many short writes.

@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/weftrt/weft/core"
-	wio "github.com/weftrt/weft/core/io"
-	wsync "github.com/weftrt/weft/core/sync"
 	"github.com/weftrt/weft/core/timing"
+	"github.com/weftrt/weft/core/wio"
+	"github.com/weftrt/weft/core/wsync"
 )
 
 // Reader returns an io.Reader that reads from r on c's task: each Read
@@ -305,8 +305,8 @@ func runtimeTimer(cx *core.Context) *core.Time {
 	return t
 }
 
-// Stream is what [Conn] adapts: a weft stream (core/net's TCPStream and
-// UnixStream, core/io's DuplexStream). Optional methods are used when the
+// Stream is what [Conn] adapts: a weft stream (core/wnet's TCPStream and
+// UnixStream, core/wio's DuplexStream). Optional methods are used when the
 // stream has them: LocalAddr and RemoteAddr (net.Addr), CloseWrite and
 // CloseRead (error), and WriteLock (wio.WriteLocker), which makes Writes
 // take turns.
@@ -378,7 +378,7 @@ func (sc *StreamConn) Write(p []byte) (int, error) {
 }
 
 // opError wraps a timeout the way package net does; the stream's own
-// errors (already *net.OpError for core/net) pass unchanged.
+// errors (already *net.OpError for core/wnet) pass unchanged.
 func (sc *StreamConn) opError(op string, err error) error {
 	if err != errTimeout {
 		return err
@@ -447,7 +447,7 @@ func (sc *StreamConn) SetReadDeadline(t time.Time) error { sc.rdl.set(t); return
 // its buffer, and returns how much with the timeout, as net.Conn's Write
 // does: on a completion driver (io_uring) a write in the kernel's hands
 // at the deadline is cancelled and waited for, not abandoned (see
-// weft/core/io.Canceller).
+// weft/core/wio.Canceller).
 func (sc *StreamConn) SetWriteDeadline(t time.Time) error { sc.wdl.set(t); return nil }
 
 // Stream returns the stream the Conn reads and writes.

@@ -22,7 +22,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/weftrt/weft/core/co"
-	wio "github.com/weftrt/weft/core/io"
+	"github.com/weftrt/weft/core/wio"
 )
 
 type message struct {

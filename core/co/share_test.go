@@ -19,8 +19,8 @@ import (
 
 	"github.com/weftrt/weft/core"
 	"github.com/weftrt/weft/core/co"
-	wio "github.com/weftrt/weft/core/io"
-	wsync "github.com/weftrt/weft/core/sync"
+	"github.com/weftrt/weft/core/wio"
+	"github.com/weftrt/weft/core/wsync"
 )
 
 // settle lets every other task run until it waits: on this package's

@@ -20,10 +20,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/weftrt/weft/core"
-	wfs "github.com/weftrt/weft/core/fs"
-	wio "github.com/weftrt/weft/core/io"
-	wnet "github.com/weftrt/weft/core/net"
 	"github.com/weftrt/weft/core/rt"
+	"github.com/weftrt/weft/core/wfs"
+	"github.com/weftrt/weft/core/wio"
+	"github.com/weftrt/weft/core/wnet"
 )
 
 // Driver runs the driver conformance suite: sockets (TCP, UDP, Unix),

@@ -11,8 +11,8 @@ import (
 	"github.com/weftrt/weft/core"
 	"github.com/weftrt/weft/core/co"
 	"github.com/weftrt/weft/core/future"
-	wio "github.com/weftrt/weft/core/io"
-	wnet "github.com/weftrt/weft/core/net"
+	"github.com/weftrt/weft/core/wio"
+	"github.com/weftrt/weft/core/wnet"
 )
 
 // Cancel safety. A read may be abandoned at any moment: dropped as the

@@ -14,9 +14,9 @@ import (
 
 	"github.com/weftrt/weft/core"
 	"github.com/weftrt/weft/core/co"
-	wio "github.com/weftrt/weft/core/io"
-	wnet "github.com/weftrt/weft/core/net"
 	"github.com/weftrt/weft/core/rt"
+	"github.com/weftrt/weft/core/wio"
+	"github.com/weftrt/weft/core/wnet"
 )
 
 // The behaviours of this file share one stream between several coroutine

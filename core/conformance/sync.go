@@ -15,7 +15,7 @@ import (
 )
 
 // Sync runs the semantic suite of weft's sync primitives and channels
-// (package core/sync and its subpackages) on runtimes built with configure,
+// (package core/wsync and its subpackages) on runtimes built with configure,
 // which selects the scheduler under test:
 //
 //	conformance.Sync(t, func(b *rt.Builder) { b.Scheduler("workstealing").Workers(4) })

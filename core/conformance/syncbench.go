@@ -6,7 +6,7 @@ import (
 
 	"github.com/weftrt/weft/core"
 	"github.com/weftrt/weft/core/rt"
-	"github.com/weftrt/weft/core/sync/mpsc"
+	"github.com/weftrt/weft/core/wsync/mpsc"
 )
 
 // This file holds the channel workloads of BENCHMARKS.md, W4 (ping_pong)

@@ -12,11 +12,11 @@ import (
 	"github.com/weftrt/weft/core"
 	"github.com/weftrt/weft/core/future"
 	"github.com/weftrt/weft/core/rt"
-	wsync "github.com/weftrt/weft/core/sync"
-	"github.com/weftrt/weft/core/sync/broadcast"
-	"github.com/weftrt/weft/core/sync/mpsc"
-	"github.com/weftrt/weft/core/sync/oneshot"
-	"github.com/weftrt/weft/core/sync/watch"
+	"github.com/weftrt/weft/core/wsync"
+	"github.com/weftrt/weft/core/wsync/broadcast"
+	"github.com/weftrt/weft/core/wsync/mpsc"
+	"github.com/weftrt/weft/core/wsync/oneshot"
+	"github.com/weftrt/weft/core/wsync/watch"
 )
 
 // The behaviours of the Sync suite for the channels (oneshot, mpsc,

@@ -7,10 +7,10 @@ import (
 
 	"github.com/weftrt/weft/core"
 	"github.com/weftrt/weft/core/future"
-	wsync "github.com/weftrt/weft/core/sync"
+	"github.com/weftrt/weft/core/wsync"
 )
 
-// The behaviours of the Sync suite for the primitives of core/sync:
+// The behaviours of the Sync suite for the primitives of core/wsync:
 // Mutex, RWMutex, Semaphore, Notify, Barrier and OnceCell.
 
 // --- Mutex and RWMutex ---

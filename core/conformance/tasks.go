@@ -14,10 +14,10 @@ import (
 	"github.com/weftrt/weft/core/co"
 	"github.com/weftrt/weft/core/future"
 	"github.com/weftrt/weft/core/rt"
-	wsync "github.com/weftrt/weft/core/sync"
-	"github.com/weftrt/weft/core/sync/mpsc"
-	"github.com/weftrt/weft/core/sync/oneshot"
 	"github.com/weftrt/weft/core/tasks"
+	"github.com/weftrt/weft/core/wsync"
+	"github.com/weftrt/weft/core/wsync/mpsc"
+	"github.com/weftrt/weft/core/wsync/oneshot"
 )
 
 // Tasks runs the semantic suite of the task utilities (package core/tasks:

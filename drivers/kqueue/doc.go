@@ -10,7 +10,7 @@
 // and writable (EVFILT_READ on a vnode only compares the offset with the
 // size; nothing ever waits), so a readiness driver cannot make file I/O
 // asynchronous: file operations go to the runtime's blocking pool
-// (package weft/core/fs), as with epoll.
+// (package weft/core/wfs), as with epoll.
 //
 // # What is verified where
 //

@@ -10,7 +10,7 @@ import (
 	"net"
 
 	"github.com/weftrt/weft/core/co"
-	wnet "github.com/weftrt/weft/core/net"
+	"github.com/weftrt/weft/core/wnet"
 )
 
 // Accept accepts one connection on ln from c's body and returns it as a

@@ -24,8 +24,8 @@ import (
 
 	"github.com/weftrt/weft"
 	"github.com/weftrt/weft/core/co"
-	wnet "github.com/weftrt/weft/core/net"
 	"github.com/weftrt/weft/core/rt"
+	"github.com/weftrt/weft/core/wnet"
 	"github.com/weftrt/weft/examples/cointerop"
 )
 

@@ -18,7 +18,7 @@ import (
 
 	"github.com/weftrt/weft/core"
 	"github.com/weftrt/weft/core/co"
-	wnet "github.com/weftrt/weft/core/net"
+	"github.com/weftrt/weft/core/wnet"
 )
 
 // Serve accepts connections on ln until ln is closed, and echoes each on a

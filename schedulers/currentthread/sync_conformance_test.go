@@ -9,7 +9,7 @@ import (
 
 func currentThread(b *rt.Builder) { b.Scheduler("currentthread") }
 
-// TestSyncConformance runs the semantic suite of core/sync and its
+// TestSyncConformance runs the semantic suite of core/wsync and its
 // channels on currentthread.
 func TestSyncConformance(t *testing.T) { conformance.Sync(t, currentThread) }
 

@@ -13,7 +13,7 @@ func workStealing(n int) func(*rt.Builder) {
 	return func(b *rt.Builder) { b.Scheduler(workstealing.Name).Workers(n) }
 }
 
-// TestSyncConformance runs the semantic suite of core/sync and its
+// TestSyncConformance runs the semantic suite of core/wsync and its
 // channels on 1, 2 and 4 workers.
 func TestSyncConformance(t *testing.T) {
 	for _, n := range []int{1, 2, 4} {

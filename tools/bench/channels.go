@@ -9,7 +9,7 @@ import (
 	"github.com/weftrt/weft/core"
 	"github.com/weftrt/weft/core/conformance"
 	"github.com/weftrt/weft/core/rt"
-	"github.com/weftrt/weft/core/sync/mpsc"
+	"github.com/weftrt/weft/core/wsync/mpsc"
 )
 
 // The channel workloads, on weft's bounded mpsc channels and on Go's

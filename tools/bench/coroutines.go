@@ -8,7 +8,7 @@ import (
 	"github.com/weftrt/weft/core"
 	"github.com/weftrt/weft/core/co"
 	"github.com/weftrt/weft/core/rt"
-	"github.com/weftrt/weft/core/sync/mpsc"
+	"github.com/weftrt/weft/core/wsync/mpsc"
 )
 
 // The coroutine workloads (W12 coroutine_spawn): W1 and W4 written as

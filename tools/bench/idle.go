@@ -8,10 +8,10 @@ import (
 
 	"github.com/weftrt/weft/core"
 	"github.com/weftrt/weft/core/rt"
-	wsync "github.com/weftrt/weft/core/sync"
+	"github.com/weftrt/weft/core/wsync"
 )
 
-// The idle workload (W11 idle_tasks): n tasks parked on one core/sync
+// The idle workload (W11 idle_tasks): n tasks parked on one core/wsync
 // Notify, then all released with NotifyWaiters; against n goroutines
 // parked receiving from one channel, released by closing it. Two figures:
 //

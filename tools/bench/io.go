@@ -12,8 +12,8 @@ import (
 
 	"github.com/weftrt/weft/core"
 	"github.com/weftrt/weft/core/config"
-	wfs "github.com/weftrt/weft/core/fs"
 	"github.com/weftrt/weft/core/rt"
+	"github.com/weftrt/weft/core/wfs"
 	"github.com/weftrt/weft/tools/internal/echo"
 )
 

@@ -38,9 +38,9 @@ import (
 	"time"
 
 	"github.com/weftrt/weft/core"
-	wio "github.com/weftrt/weft/core/io"
-	wnet "github.com/weftrt/weft/core/net"
 	"github.com/weftrt/weft/core/timing"
+	"github.com/weftrt/weft/core/wio"
+	"github.com/weftrt/weft/core/wnet"
 )
 
 // DefaultBufferSize is the per-connection copy buffer of the server: 8 KiB,

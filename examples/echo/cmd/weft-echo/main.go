@@ -16,7 +16,7 @@ import (
 	"github.com/weftrt/weft"
 	"github.com/weftrt/weft/core"
 	"github.com/weftrt/weft/core/co"
-	wnet "github.com/weftrt/weft/core/net"
+	"github.com/weftrt/weft/core/wnet"
 	"github.com/weftrt/weft/examples/echo"
 )
 
