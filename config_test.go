@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/weftrt/weft"
-	"github.com/weftrt/weft/core/rt"
+	"github.com/weftrt/weft/runtime/rt"
 )
 
 // One WEFT_ variable that belongs to something else must not break a

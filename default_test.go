@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/weftrt/weft"
-	"github.com/weftrt/weft/core/config"
-	"github.com/weftrt/weft/core/rt"
+	"github.com/weftrt/weft/runtime/config"
+	"github.com/weftrt/weft/runtime/rt"
 )
 
 // names is a composition's module names, in the order of core.Kinds.
@@ -17,7 +17,7 @@ func names(c *config.Composition) [4]string {
 	return [4]string{c.Driver.Name, c.Clock.Name, c.Timer.Name, c.Scheduler.Name}
 }
 
-// The builder of core/rt, which knows nothing of the facade, picks the
+// The builder of runtime/rt, which knows nothing of the facade, picks the
 // same modules as weft.New: the default composition is declared where the
 // modules register, not set by the facade.
 func TestTheBuilderBuildsTheFacadesDefaultComposition(t *testing.T) {

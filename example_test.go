@@ -5,7 +5,7 @@ import (
 
 	"github.com/weftrt/weft"
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/core/future"
+	"github.com/weftrt/weft/lib/future"
 )
 
 // The README's example: spawn a task from the root task and await it.

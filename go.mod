@@ -29,6 +29,8 @@ require (
 	github.com/pelletier/go-toml/v2 v2.2.2 // indirect
 	github.com/weftrt/weft/drivers/iouring v0.1.0
 	github.com/weftrt/weft/drivers/kqueue v0.1.0
+	github.com/weftrt/weft/lib v0.1.0
+	github.com/weftrt/weft/runtime v0.1.0
 	github.com/weftrt/weft/schedulers/internal v0.1.0 // indirect
 	github.com/weftrt/weft/schedulers/percore v0.1.0
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
@@ -45,7 +47,6 @@ replace (
 	github.com/weftrt/weft/timers/wheel => ./timers/wheel
 )
 
-
 replace github.com/weftrt/weft/drivers/iouring => ./drivers/iouring
 
 replace github.com/weftrt/weft/drivers/kqueue => ./drivers/kqueue
@@ -53,3 +54,9 @@ replace github.com/weftrt/weft/drivers/kqueue => ./drivers/kqueue
 replace github.com/weftrt/weft/drivers/internal => ./drivers/internal
 
 replace github.com/weftrt/weft/schedulers/internal => ./schedulers/internal
+
+replace github.com/weftrt/weft/runtime => ./runtime
+
+replace github.com/weftrt/weft/lib => ./lib
+
+replace github.com/weftrt/weft/conformance => ./conformance

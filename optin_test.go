@@ -19,7 +19,7 @@ func TestTheFacadeLinksNoPluginRPCPackage(t *testing.T) {
 	out, err := exec.Command(gobin, "list", "-deps", "github.com/weftrt/weft").Output()
 	require.NoError(t, err, "go list -deps: %s", exitStderr(err))
 	deps := strings.Fields(string(out))
-	require.Contains(t, deps, "github.com/weftrt/weft/core/rt", "go list printed the dependencies")
+	require.Contains(t, deps, "github.com/weftrt/weft/runtime/rt", "go list printed the dependencies")
 	var linked []string
 	for _, dep := range deps {
 		for _, banned := range []string{"google.golang.org/grpc", "google.golang.org/protobuf", "github.com/hashicorp/go-plugin", "github.com/weftrt/weft/plugins"} {

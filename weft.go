@@ -19,12 +19,12 @@
 // NewBuilder (the same keys from Go). The contracts themselves (futures,
 // tasks, the scheduler, driver, timer and clock SPIs) live in
 // github.com/weftrt/weft/core; runtime assembly in
-// github.com/weftrt/weft/core/rt.
+// github.com/weftrt/weft/runtime/rt.
 package weft
 
 import (
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/core/rt"
+	"github.com/weftrt/weft/runtime/rt"
 
 	// Built-in modules register themselves from init.
 	_ "github.com/weftrt/weft/drivers/epoll"

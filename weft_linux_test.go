@@ -7,7 +7,7 @@ import (
 
 	"github.com/weftrt/weft"
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/core/wnet"
+	"github.com/weftrt/weft/lib/wnet"
 )
 
 // The default composition on Linux does I/O: a listener can be bound

@@ -53,7 +53,7 @@ var ErrDriverClosed = errors.New("weft: driver closed")
 // completion arrives, and cleans up the result of other operations that
 // completed after a failed cancel (closing an accepted handle). A write
 // the kernel may have done in part by the time it is abandoned is a
-// weft/core/wio.Canceller, so that a deadline learns how many bytes it
+// weft/lib/wio.Canceller, so that a deadline learns how many bytes it
 // wrote; a plain Drop of it may have written a prefix.
 //
 // # Parking

@@ -25,6 +25,8 @@ require (
 	github.com/weftrt/weft/drivers/internal v0.1.0 // indirect
 	github.com/weftrt/weft/drivers/iouring v0.1.0 // indirect
 	github.com/weftrt/weft/drivers/kqueue v0.1.0 // indirect
+	github.com/weftrt/weft/lib v0.1.0
+	github.com/weftrt/weft/runtime v0.1.0
 	github.com/weftrt/weft/schedulers/currentthread v0.1.0 // indirect
 	github.com/weftrt/weft/schedulers/internal v0.1.0 // indirect
 	github.com/weftrt/weft/schedulers/percore v0.1.0 // indirect
@@ -56,3 +58,9 @@ replace github.com/weftrt/weft/drivers/kqueue => ../drivers/kqueue
 replace github.com/weftrt/weft/drivers/internal => ../drivers/internal
 
 replace github.com/weftrt/weft/schedulers/internal => ../schedulers/internal
+
+replace github.com/weftrt/weft/runtime => ../runtime
+
+replace github.com/weftrt/weft/lib => ../lib
+
+replace github.com/weftrt/weft/conformance => ../conformance

@@ -5,9 +5,9 @@ package integration_test
 import (
 	"testing"
 
-	"github.com/weftrt/weft/core/conformance"
-	"github.com/weftrt/weft/core/rt"
+	"github.com/weftrt/weft/conformance"
 	_ "github.com/weftrt/weft/drivers/epoll"
+	"github.com/weftrt/weft/runtime/rt"
 )
 
 func epollDriver(b *rt.Builder) { b.Driver("epoll") }

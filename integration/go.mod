@@ -29,7 +29,10 @@ require (
 	github.com/mitchellh/copystructure v1.2.0 // indirect
 	github.com/mitchellh/reflectwalk v1.0.2 // indirect
 	github.com/pelletier/go-toml/v2 v2.2.2 // indirect
+	github.com/weftrt/weft/conformance v0.1.0
 	github.com/weftrt/weft/drivers/internal v0.1.0 // indirect
+	github.com/weftrt/weft/lib v0.1.0
+	github.com/weftrt/weft/runtime v0.1.0
 	github.com/weftrt/weft/schedulers/internal v0.1.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/sys v0.32.0 // indirect
@@ -50,3 +53,9 @@ replace (
 	github.com/weftrt/weft/timers/heap => ../timers/heap
 	github.com/weftrt/weft/timers/wheel => ../timers/wheel
 )
+
+replace github.com/weftrt/weft/runtime => ../runtime
+
+replace github.com/weftrt/weft/lib => ../lib
+
+replace github.com/weftrt/weft/conformance => ../conformance

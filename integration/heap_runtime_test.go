@@ -3,8 +3,8 @@ package integration_test
 import (
 	"testing"
 
-	"github.com/weftrt/weft/core/conformance"
-	"github.com/weftrt/weft/core/rt"
+	"github.com/weftrt/weft/conformance"
+	"github.com/weftrt/weft/runtime/rt"
 	_ "github.com/weftrt/weft/schedulers/currentthread"
 	_ "github.com/weftrt/weft/timers/heap"
 )

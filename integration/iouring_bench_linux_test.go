@@ -12,12 +12,12 @@ import (
 	"testing"
 
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/core/co"
-	"github.com/weftrt/weft/core/rt"
-	"github.com/weftrt/weft/core/wfs"
-	"github.com/weftrt/weft/core/wio"
-	"github.com/weftrt/weft/core/wnet"
 	_ "github.com/weftrt/weft/drivers/epoll"
+	"github.com/weftrt/weft/lib/co"
+	"github.com/weftrt/weft/lib/wfs"
+	"github.com/weftrt/weft/lib/wio"
+	"github.com/weftrt/weft/lib/wnet"
+	"github.com/weftrt/weft/runtime/rt"
 )
 
 // The benchmarks compare the io_uring driver with the epoll driver (and

@@ -5,9 +5,9 @@ package integration_test
 import (
 	"testing"
 
-	"github.com/weftrt/weft/core/conformance"
-	"github.com/weftrt/weft/core/rt"
+	"github.com/weftrt/weft/conformance"
 	_ "github.com/weftrt/weft/drivers/iouring"
+	"github.com/weftrt/weft/runtime/rt"
 )
 
 // iouringDriver selects io_uring with no fallback: a kernel without it

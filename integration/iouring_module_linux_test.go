@@ -8,8 +8,8 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/core/rt"
 	"github.com/weftrt/weft/drivers/iouring"
+	"github.com/weftrt/weft/runtime/rt"
 	_ "github.com/weftrt/weft/schedulers/currentthread"
 	_ "github.com/weftrt/weft/schedulers/workstealing"
 )

@@ -5,9 +5,9 @@ package integration_test
 import (
 	"testing"
 
-	"github.com/weftrt/weft/core/conformance"
-	"github.com/weftrt/weft/core/rt"
+	"github.com/weftrt/weft/conformance"
 	_ "github.com/weftrt/weft/drivers/kqueue"
+	"github.com/weftrt/weft/runtime/rt"
 )
 
 // The driver conformance suite against the real kqueue. CI cross-compiles

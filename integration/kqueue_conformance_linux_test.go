@@ -5,10 +5,10 @@ package integration_test
 import (
 	"testing"
 
+	"github.com/weftrt/weft/conformance"
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/core/conformance"
-	"github.com/weftrt/weft/core/rt"
 	"github.com/weftrt/weft/drivers/kqueue"
+	"github.com/weftrt/weft/runtime/rt"
 )
 
 // On Linux the registered "kqueue" module refuses to build (there is no

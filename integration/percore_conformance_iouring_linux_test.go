@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/weftrt/weft/core/conformance"
-	"github.com/weftrt/weft/core/rt"
+	"github.com/weftrt/weft/conformance"
 	_ "github.com/weftrt/weft/drivers/iouring"
+	"github.com/weftrt/weft/runtime/rt"
 	"github.com/weftrt/weft/schedulers/percore"
 )
 

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/weftrt/weft/core/conformance"
-	"github.com/weftrt/weft/core/rt"
+	"github.com/weftrt/weft/conformance"
 	_ "github.com/weftrt/weft/drivers/epoll"
+	"github.com/weftrt/weft/runtime/rt"
 	"github.com/weftrt/weft/schedulers/percore"
 	_ "github.com/weftrt/weft/timers/wheel"
 )

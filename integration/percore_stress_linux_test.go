@@ -10,8 +10,8 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/core/rt"
 	_ "github.com/weftrt/weft/drivers/epoll"
+	"github.com/weftrt/weft/runtime/rt"
 	"github.com/weftrt/weft/schedulers/percore"
 	_ "github.com/weftrt/weft/timers/wheel"
 )

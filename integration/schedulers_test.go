@@ -1,7 +1,7 @@
 package integration_test
 
 import (
-	"github.com/weftrt/weft/core/rt"
+	"github.com/weftrt/weft/runtime/rt"
 	_ "github.com/weftrt/weft/schedulers/currentthread"
 	_ "github.com/weftrt/weft/schedulers/workstealing"
 	_ "github.com/weftrt/weft/timers/wheel"

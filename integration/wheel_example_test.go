@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/core/rt"
-	"github.com/weftrt/weft/core/timing"
+	"github.com/weftrt/weft/lib/timing"
+	"github.com/weftrt/weft/runtime/rt"
 	_ "github.com/weftrt/weft/schedulers/currentthread"
 	_ "github.com/weftrt/weft/timers/wheel"
 )

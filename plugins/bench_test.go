@@ -10,11 +10,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/core/rt"
-	"github.com/weftrt/weft/core/wio"
-	"github.com/weftrt/weft/core/wnet"
 	_ "github.com/weftrt/weft/drivers/epoll"
+	"github.com/weftrt/weft/lib/wio"
+	"github.com/weftrt/weft/lib/wnet"
 	"github.com/weftrt/weft/plugins"
+	"github.com/weftrt/weft/runtime/rt"
 )
 
 // W8-style echo: conns plain-Go clients each do request/response round

@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/core/config"
 	"github.com/weftrt/weft/plugins"
+	"github.com/weftrt/weft/runtime/config"
 )
 
 func load(overrides map[string]any) (*config.Composition, error) {
@@ -134,9 +134,9 @@ func TestBadTimerAndSchedulerPluginSettingsNameTheirKeys(t *testing.T) {
 	assert.Contains(t, err.Error(), `config key "scheduler.decision_timeout": must be > 0`)
 }
 
-// core/config knows this module by name, without importing it, so that a
+// runtime/config knows this module by name, without importing it, so that a
 // configuration asking for it in a program without this package names the
 // import that enables it; renaming the module must rename it there too.
 func TestTheModuleNameIsTheOneCoreConfigHintsAt(t *testing.T) {
-	assert.Equal(t, "plugin", plugins.ModuleName, "see optInModules in core/config/load.go")
+	assert.Equal(t, "plugin", plugins.ModuleName, "see optInModules in runtime/config/load.go")
 }

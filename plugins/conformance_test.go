@@ -3,9 +3,9 @@ package plugins_test
 import (
 	"testing"
 
-	"github.com/weftrt/weft/core/conformance"
-	"github.com/weftrt/weft/core/rt"
+	"github.com/weftrt/weft/conformance"
 	_ "github.com/weftrt/weft/plugins"
+	"github.com/weftrt/weft/runtime/rt"
 	_ "github.com/weftrt/weft/schedulers/currentthread"
 	_ "github.com/weftrt/weft/schedulers/workstealing"
 	_ "github.com/weftrt/weft/timers/wheel"

@@ -10,10 +10,10 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/core/rt"
-	"github.com/weftrt/weft/core/wio"
-	"github.com/weftrt/weft/core/wnet"
+	"github.com/weftrt/weft/lib/wio"
+	"github.com/weftrt/weft/lib/wnet"
 	"github.com/weftrt/weft/plugins"
+	"github.com/weftrt/weft/runtime/rt"
 )
 
 // pluginRuntime builds a runtime whose driver is the epoll plugin,

@@ -120,7 +120,7 @@
 // receives every armed entry again: a crash loses no timer. core.Timer has
 // no Close; Timer implements io.Closer for the runtime that owns it.
 //
-// The timer conformance suite (core/conformance.Timer) and the time API
+// The timer conformance suite (conformance.Timer) and the time API
 // suite (conformance.TimingRuntime) pass against the example out of
 // process, every behaviour of both; the only difference from the wheel in
 // process is a round trip per Fire that fires something. The module's

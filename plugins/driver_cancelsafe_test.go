@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/core/wio"
-	"github.com/weftrt/weft/core/wnet"
+	"github.com/weftrt/weft/lib/wio"
+	"github.com/weftrt/weft/lib/wnet"
 )
 
 type wakeCount struct{ n atomic.Int64 }

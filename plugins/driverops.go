@@ -202,7 +202,7 @@ func (f *readFuture) Poll(cx *core.Context) (core.Result[int], bool) {
 	return core.Result[int]{Value: n}, true
 }
 
-// Rearm readies a completed read for a new one into p (core/wnet reuses
+// Rearm readies a completed read for a new one into p (lib/wnet reuses
 // futures this way for poll-style I/O).
 func (f *readFuture) Rearm(p []byte) bool {
 	if !f.done || f.o == nil || f.o.state != opDone || len(f.bufs) != 1 {

@@ -35,7 +35,10 @@ require (
 	github.com/mitchellh/reflectwalk v1.0.2 // indirect
 	github.com/oklog/run v1.1.0 // indirect
 	github.com/pelletier/go-toml/v2 v2.2.2 // indirect
+	github.com/weftrt/weft/conformance v0.1.0
 	github.com/weftrt/weft/drivers/internal v0.1.0 // indirect
+	github.com/weftrt/weft/lib v0.1.0
+	github.com/weftrt/weft/runtime v0.1.0
 	github.com/weftrt/weft/schedulers/internal v0.1.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/net v0.38.0 // indirect
@@ -59,3 +62,9 @@ replace (
 replace github.com/weftrt/weft/drivers/internal => ../drivers/internal
 
 replace github.com/weftrt/weft/schedulers/internal => ../schedulers/internal
+
+replace github.com/weftrt/weft/runtime => ../runtime
+
+replace github.com/weftrt/weft/lib => ../lib
+
+replace github.com/weftrt/weft/conformance => ../conformance

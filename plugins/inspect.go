@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/core/config"
+	"github.com/weftrt/weft/runtime/config"
 )
 
 // Info describes a plugin binary, as `weft plugins inspect` prints it.

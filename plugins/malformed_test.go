@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/core/rt"
 	"github.com/weftrt/weft/plugins"
+	"github.com/weftrt/weft/runtime/rt"
 )
 
 // A frame the host cannot parse ends the session: what was pending fails

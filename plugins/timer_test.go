@@ -10,10 +10,10 @@ import (
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
 
+	"github.com/weftrt/weft/conformance"
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/core/conformance"
-	"github.com/weftrt/weft/core/rt"
 	"github.com/weftrt/weft/plugins"
+	"github.com/weftrt/weft/runtime/rt"
 )
 
 func timerOptions(t *testing.T) plugins.TimerOptions {

@@ -42,7 +42,10 @@ require (
 	github.com/mitchellh/copystructure v1.2.0 // indirect
 	github.com/mitchellh/reflectwalk v1.0.2 // indirect
 	github.com/pelletier/go-toml/v2 v2.2.2 // indirect
+	github.com/weftrt/weft/conformance v0.1.0
 	github.com/weftrt/weft/drivers/epoll v0.1.0 // indirect
+	github.com/weftrt/weft/lib v0.1.0
+	github.com/weftrt/weft/runtime v0.1.0
 	github.com/weftrt/weft/schedulers/currentthread v0.1.0 // indirect
 	github.com/weftrt/weft/schedulers/internal v0.1.0 // indirect
 	github.com/weftrt/weft/schedulers/workstealing v0.1.0 // indirect
@@ -76,3 +79,9 @@ replace github.com/weftrt/weft/drivers/kqueue => ../drivers/kqueue
 replace github.com/weftrt/weft/drivers/internal => ../drivers/internal
 
 replace github.com/weftrt/weft/schedulers/internal => ../schedulers/internal
+
+replace github.com/weftrt/weft/runtime => ../runtime
+
+replace github.com/weftrt/weft/lib => ../lib
+
+replace github.com/weftrt/weft/conformance => ../conformance

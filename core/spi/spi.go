@@ -7,7 +7,7 @@
 // Package core keeps these operations unexported, so that its public API
 // is what futures and programs use; they reach this package through
 // core/internal/bridge. Module authors import spi next to core; the
-// conformance kit (core/conformance) checks that they use it correctly.
+// conformance kit (conformance) checks that they use it correctly.
 //
 // A worker's context is the one capability that stays with its holder: a
 // future sees only the *core.Context it is polled with, and cannot reset

@@ -5,7 +5,7 @@ package epoll_test
 import (
 	"testing"
 
-	"github.com/weftrt/weft/core/conformance"
+	"github.com/weftrt/weft/conformance"
 )
 
 // The driver suite itself runs against epoll in the integration module,

@@ -4,7 +4,7 @@
 // "epoll"; select it with driver.kind: epoll or rt.Builder.Driver("epoll").
 // It implements core.Driver, core.VectoredIO and core.DatagramIO. It has no
 // core.FileIO: regular files are always "ready" to epoll, so file I/O goes
-// to the runtime's blocking pool (package weft/core/wfs).
+// to the runtime's blocking pool (package weft/lib/wfs).
 //
 // The package builds everywhere; on systems other than Linux the module is
 // registered but building it fails with an error wrapping ErrUnsupported.
@@ -146,6 +146,6 @@
 //
 // System call failures are *os.SyscallError values wrapping syscall.Errno
 // (ECONNRESET, ECONNREFUSED, EPIPE, EADDRINUSE, ...); the end of a stream
-// is io.EOF; a closed handle is net.ErrClosed. Package weft/core/wnet wraps
+// is io.EOF; a closed handle is net.ErrClosed. Package weft/lib/wnet wraps
 // them in *net.OpError as Go's net does.
 package epoll

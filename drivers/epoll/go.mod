@@ -22,6 +22,9 @@ require (
 	github.com/mitchellh/reflectwalk v1.0.2 // indirect
 	github.com/pelletier/go-toml/v2 v2.2.2 // indirect
 	github.com/stretchr/testify v1.12.1 // indirect
+	github.com/weftrt/weft/conformance v0.1.0
+	github.com/weftrt/weft/lib v0.1.0 // indirect
+	github.com/weftrt/weft/runtime v0.1.0 // indirect
 	go.uber.org/goleak v1.3.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 )
@@ -33,3 +36,9 @@ replace (
 	github.com/weftrt/weft/core => ../../core
 	github.com/weftrt/weft/drivers/internal => ../internal
 )
+
+replace github.com/weftrt/weft/runtime => ../../runtime
+
+replace github.com/weftrt/weft/lib => ../../lib
+
+replace github.com/weftrt/weft/conformance => ../../conformance

@@ -9,3 +9,9 @@ require (
 
 // Sibling modules, so the packages build and test on their own (GOWORK=off).
 replace github.com/weftrt/weft/core => ../../core
+
+replace github.com/weftrt/weft/runtime => ../../runtime
+
+replace github.com/weftrt/weft/lib => ../../lib
+
+replace github.com/weftrt/weft/conformance => ../../conformance

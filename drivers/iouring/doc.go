@@ -212,11 +212,11 @@
 //
 // A write the kernel holds may have sent a prefix of its buffer, or all
 // of it, by the time it is abandoned; nothing can take those bytes back.
-// So the writes' futures are weft/core/wio Cancellers: Cancel queues the
+// So the writes' futures are weft/lib/wio Cancellers: Cancel queues the
 // ASYNC_CANCEL and leaves the op to its future, which resolves to what
 // the kernel did before the cancel reached it (the bytes written) or to
 // ECANCELED if it wrote nothing, and never submits the op again. The
-// deadlines of weft/core/wio.Timeout and of weft/core/co's Conn cancel a
+// deadlines of weft/lib/wio.Timeout and of weft/lib/co's Conn cancel a
 // write this way and report the count it wrote, as Go's net.Conn does.
 // A plain Drop of a pending write (a select's loser) cancels it unseen:
 // it may have written a prefix, which the dropper cannot learn. The

@@ -116,7 +116,7 @@ func (f *intFuture) Drop() {
 	}
 }
 
-// Cancel implements weft/core/wio.Canceller for the writes (Write,
+// Cancel implements weft/lib/wio.Canceller for the writes (Write,
 // Writev, WriteAt, SendTo): a write the kernel holds is cancelled, and
 // the future, polled on, resolves to what the kernel did before the
 // cancel reached it: the bytes written, or an error matching
@@ -139,7 +139,7 @@ func (f *intFuture) Cancel() bool {
 
 // Rearm readies a resolved Read or Write for another transfer on p, so a
 // stream's poll-style loop reuses one future and one op record (package
-// weft/core/wnet uses it). It reports false, changing nothing, while the
+// weft/lib/wnet uses it). It reports false, changing nothing, while the
 // future is pending, after an error, or for another kind of operation.
 func (f *intFuture) Rearm(p []byte) bool {
 	if f.err != nil || f.o == nil {

@@ -8,6 +8,8 @@ require (
 	golang.org/x/sys v0.32.0
 )
 
+require go.uber.org/goleak v1.3.0 // indirect
+
 require (
 	github.com/fsnotify/fsnotify v1.9.0 // indirect
 	github.com/go-viper/mapstructure/v2 v2.4.0 // indirect
@@ -21,6 +23,7 @@ require (
 	github.com/mitchellh/copystructure v1.2.0 // indirect
 	github.com/mitchellh/reflectwalk v1.0.2 // indirect
 	github.com/pelletier/go-toml/v2 v2.2.2 // indirect
+	github.com/weftrt/weft/runtime v0.1.0
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 )
 
@@ -31,3 +34,9 @@ replace (
 	github.com/weftrt/weft/core => ../../core
 	github.com/weftrt/weft/drivers/internal => ../internal
 )
+
+replace github.com/weftrt/weft/runtime => ../../runtime
+
+replace github.com/weftrt/weft/lib => ../../lib
+
+replace github.com/weftrt/weft/conformance => ../../conformance

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/core/rt"
+	"github.com/weftrt/weft/runtime/rt"
 )
 
 // refuseSetup makes io_uring_setup fail with errno until the test ends,

@@ -10,7 +10,7 @@
 // and writable (EVFILT_READ on a vnode only compares the offset with the
 // size; nothing ever waits), so a readiness driver cannot make file I/O
 // asynchronous: file operations go to the runtime's blocking pool
-// (package weft/core/wfs), as with epoll.
+// (package weft/lib/wfs), as with epoll.
 //
 // # What is verified where
 //
@@ -26,7 +26,7 @@
 //     emulation of kqueue on top of epoll and poll(2) (package
 //     internal/kqemu, which has its own tests of every kevent behaviour it
 //     claims). Built with NewEmulated, the driver passes the whole driver
-//     conformance suite (core/conformance.Driver) on the current-thread
+//     conformance suite (conformance.Driver) on the current-thread
 //     and the work-stealing schedulers with EVFILT_USER for Unpark, and
 //     on the work-stealing scheduler with the pipe, under the race
 //     detector (those runs are in the integration module, which links

@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/core/rt"
 	"github.com/weftrt/weft/drivers/kqueue"
+	"github.com/weftrt/weft/runtime/rt"
 )
 
 // On Linux there is no kqueue, and a configuration naming it is invalid:

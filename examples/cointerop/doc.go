@@ -1,5 +1,5 @@
 // Package cointerop shows weft streams used through the standard library
-// from coroutine tasks (core/co): crypto/tls, bufio and encoding/json over
+// from coroutine tasks (lib/co): crypto/tls, bufio and encoding/json over
 // TCP connections on the epoll driver. Its tests are the proof; Serve and
 // Dial below are the small helpers they share, usable as a starting point
 // for a TLS service on weft.
@@ -9,8 +9,8 @@ import (
 	"crypto/tls"
 	"net"
 
-	"github.com/weftrt/weft/core/co"
-	"github.com/weftrt/weft/core/wnet"
+	"github.com/weftrt/weft/lib/co"
+	"github.com/weftrt/weft/lib/wnet"
 )
 
 // Accept accepts one connection on ln from c's body and returns it as a

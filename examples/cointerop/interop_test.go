@@ -23,10 +23,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/weftrt/weft"
-	"github.com/weftrt/weft/core/co"
-	"github.com/weftrt/weft/core/rt"
-	"github.com/weftrt/weft/core/wnet"
 	"github.com/weftrt/weft/examples/cointerop"
+	"github.com/weftrt/weft/lib/co"
+	"github.com/weftrt/weft/lib/wnet"
+	"github.com/weftrt/weft/runtime/rt"
 )
 
 // runtimes are the compositions every test runs on: the epoll driver and

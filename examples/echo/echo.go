@@ -17,8 +17,8 @@ import (
 	"io"
 
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/core/co"
-	"github.com/weftrt/weft/core/wnet"
+	"github.com/weftrt/weft/lib/co"
+	"github.com/weftrt/weft/lib/wnet"
 )
 
 // Serve accepts connections on ln until ln is closed, and echoes each on a

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/core/rt"
+	"github.com/weftrt/weft/runtime/rt"
 )
 
 func benchRuntime(b *testing.B) *rt.Runtime {

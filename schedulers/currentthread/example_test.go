@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/core/rt"
+	"github.com/weftrt/weft/runtime/rt"
 	"github.com/weftrt/weft/schedulers/currentthread"
 )
 

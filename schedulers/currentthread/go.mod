@@ -22,6 +22,9 @@ require (
 	github.com/mitchellh/copystructure v1.2.0 // indirect
 	github.com/mitchellh/reflectwalk v1.0.2 // indirect
 	github.com/pelletier/go-toml/v2 v2.2.2 // indirect
+	github.com/weftrt/weft/conformance v0.1.0
+	github.com/weftrt/weft/lib v0.1.0 // indirect
+	github.com/weftrt/weft/runtime v0.1.0
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/sys v0.32.0 // indirect
 )
@@ -29,3 +32,9 @@ require (
 replace github.com/weftrt/weft/core => ../../core
 
 replace github.com/weftrt/weft/schedulers/internal => ../internal
+
+replace github.com/weftrt/weft/runtime => ../../runtime
+
+replace github.com/weftrt/weft/lib => ../../lib
+
+replace github.com/weftrt/weft/conformance => ../../conformance

@@ -10,7 +10,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/core/rt"
+	"github.com/weftrt/weft/runtime/rt"
 )
 
 // stressFuture needs `wakes` wake-ups before it is ready. It counts the

@@ -3,13 +3,13 @@ package currentthread_test
 import (
 	"testing"
 
-	"github.com/weftrt/weft/core/conformance"
-	"github.com/weftrt/weft/core/rt"
+	"github.com/weftrt/weft/conformance"
+	"github.com/weftrt/weft/runtime/rt"
 )
 
 func currentThread(b *rt.Builder) { b.Scheduler("currentthread") }
 
-// TestSyncConformance runs the semantic suite of core/wsync and its
+// TestSyncConformance runs the semantic suite of lib/wsync and its
 // channels on currentthread.
 func TestSyncConformance(t *testing.T) { conformance.Sync(t, currentThread) }
 

@@ -3,9 +3,9 @@ package currentthread_test
 import (
 	"testing"
 
-	"github.com/weftrt/weft/core/conformance"
+	"github.com/weftrt/weft/conformance"
 )
 
 // TestTasksConformance runs the semantic suite of the task utilities
-// (core/tasks) and coroutine tasks (core/co) on currentthread.
+// (lib/tasks) and coroutine tasks (lib/co) on currentthread.
 func TestTasksConformance(t *testing.T) { conformance.Tasks(t, currentThread) }

@@ -3,12 +3,12 @@ package percore_test
 import (
 	"testing"
 
-	"github.com/weftrt/weft/core/conformance"
+	"github.com/weftrt/weft/conformance"
 )
 
 // The benchmarks follow the workloads of BENCHMARKS.md (W1, W2, W3, W5)
 // and a spawn-and-join variant on the percore scheduler (no driver: the scheduler's own costs), each beside its plain-Go counterpart
-// (the "weft" and "go" sub-benchmarks of core/conformance's scheduler
+// (the "weft" and "go" sub-benchmarks of conformance's scheduler
 // workloads), so that one `go test -bench .` run shows both. Every op is
 // one whole workload; the figure to compare is the ns/task, ns/yield or
 // ns/spawn metric. The weft runtime uses 2 workers, the development

@@ -26,7 +26,7 @@ type Config struct {
 	// LockThreads locks each worker's goroutine to an OS thread of its
 	// own (runtime.LockOSThread) for the worker's whole life, so its driver
 	// is only ever entered from that thread. Default false: Go aborts the
-	// process when an iter.Pull coroutine (core/co coroutine tasks) is
+	// process when an iter.Pull coroutine (lib/co coroutine tasks) is
 	// resumed on a locked thread other than the one it was created on,
 	// and tasks move between workers and are dropped by Shutdown's caller.
 	// Enable it only for pools that run no coroutine tasks. Pin implies it.

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/weftrt/weft/conformance"
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/core/conformance"
-	"github.com/weftrt/weft/core/rt"
+	"github.com/weftrt/weft/runtime/rt"
 	"github.com/weftrt/weft/schedulers/percore"
 )
 
@@ -52,7 +52,7 @@ func perCore(n int) func(*rt.Builder) {
 	return func(b *rt.Builder) { b.Scheduler(percore.Name).Workers(n) }
 }
 
-// TestSyncConformance runs the semantic suite of core/wsync and its channels.
+// TestSyncConformance runs the semantic suite of lib/wsync and its channels.
 // The suites that need a driver or a timer run in the integration module.
 func TestSyncConformance(t *testing.T) {
 	for _, n := range []int{1, 2, 4} {

@@ -24,7 +24,7 @@
 // runtime aborts the process ("coro: OS thread locking must match locking
 // at coroutine creation") when an iter.Pull coroutine is resumed on a
 // locked thread other than the one that created it. Coroutine tasks
-// (core/co, and the straight-line task bodies of core/conformance's sync
+// (lib/co, and the straight-line task bodies of conformance's sync
 // and driver suites) are created on one goroutine, move between workers,
 // and are unwound by whoever drops them, so a locked pool must run none.
 // Unlocked, each worker is still one goroutine with its own driver, queue

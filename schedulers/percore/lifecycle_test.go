@@ -13,7 +13,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/core/rt"
+	"github.com/weftrt/weft/runtime/rt"
 )
 
 // hangLimit bounds a test that would hang on a broken scheduler; passing

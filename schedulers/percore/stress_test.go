@@ -12,7 +12,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/core/rt"
+	"github.com/weftrt/weft/runtime/rt"
 	"github.com/weftrt/weft/schedulers/percore"
 )
 

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/core/rt"
+	"github.com/weftrt/weft/runtime/rt"
 )
 
 func TestAWakeFromAnotherSchedulersWorkerGoesToTheOwnSchedulersGlobalQueue(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"os"
 
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/core/rt"
+	"github.com/weftrt/weft/runtime/rt"
 	"github.com/weftrt/weft/schedulers/workstealing"
 )
 

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/weftrt/weft/core/conformance"
-	"github.com/weftrt/weft/core/rt"
+	"github.com/weftrt/weft/conformance"
+	"github.com/weftrt/weft/runtime/rt"
 	"github.com/weftrt/weft/schedulers/workstealing"
 )
 
@@ -13,7 +13,7 @@ func workStealing(n int) func(*rt.Builder) {
 	return func(b *rt.Builder) { b.Scheduler(workstealing.Name).Workers(n) }
 }
 
-// TestSyncConformance runs the semantic suite of core/wsync and its
+// TestSyncConformance runs the semantic suite of lib/wsync and its
 // channels on 1, 2 and 4 workers.
 func TestSyncConformance(t *testing.T) {
 	for _, n := range []int{1, 2, 4} {

@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/weftrt/weft/core/conformance"
+	"github.com/weftrt/weft/conformance"
 )
 
 // TestTasksConformance runs the semantic suite of the task utilities
-// (core/tasks) and coroutine tasks (core/co) on 1, 2 and 4 workers; with
+// (lib/tasks) and coroutine tasks (lib/co) on 1, 2 and 4 workers; with
 // 4 workers (more than the machine's cores) its races and stress
 // behaviour run under real parallelism and preemption.
 func TestTasksConformance(t *testing.T) {

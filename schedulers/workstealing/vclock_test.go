@@ -10,10 +10,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/weftrt/weft/conformance"
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/core/conformance"
-	"github.com/weftrt/weft/core/rt"
-	"github.com/weftrt/weft/core/timing"
+	"github.com/weftrt/weft/lib/timing"
+	"github.com/weftrt/weft/runtime/rt"
 	"github.com/weftrt/weft/schedulers/workstealing"
 )
 

@@ -4,8 +4,8 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/weftrt/weft/conformance"
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/core/conformance"
 	"github.com/weftrt/weft/timers/heap"
 )
 

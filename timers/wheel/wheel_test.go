@@ -3,8 +3,8 @@ package wheel_test
 import (
 	"testing"
 
+	"github.com/weftrt/weft/conformance"
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/core/conformance"
 	"github.com/weftrt/weft/timers/wheel"
 )
 

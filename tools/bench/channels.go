@@ -6,10 +6,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/weftrt/weft/conformance"
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/core/conformance"
-	"github.com/weftrt/weft/core/rt"
-	"github.com/weftrt/weft/core/wsync/mpsc"
+	"github.com/weftrt/weft/lib/wsync/mpsc"
+	"github.com/weftrt/weft/runtime/rt"
 )
 
 // The channel workloads, on weft's bounded mpsc channels and on Go's

@@ -6,13 +6,13 @@ import (
 	"time"
 
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/core/co"
-	"github.com/weftrt/weft/core/rt"
-	"github.com/weftrt/weft/core/wsync/mpsc"
+	"github.com/weftrt/weft/lib/co"
+	"github.com/weftrt/weft/lib/wsync/mpsc"
+	"github.com/weftrt/weft/runtime/rt"
 )
 
 // The coroutine workloads (W12 coroutine_spawn): W1 and W4 written as
-// coroutine tasks (package core/co), straight-line bodies that await
+// coroutine tasks (package lib/co), straight-line bodies that await
 // futures, against the same plain-Go programs as W1 and W4.
 //
 //	W12a spawn_local as coroutines: inside one coroutine task, spawn n
@@ -21,7 +21,7 @@ import (
 //	W12b ping_pong as coroutines: two coroutine tasks, n round trips
 //	     through two bounded(1) channels. ns/round trip.
 //
-// Every coroutine task takes a coroutine from core/co's pool when it first
+// Every coroutine task takes a coroutine from lib/co's pool when it first
 // runs and returns it when it ends, as any program using co.Go does; the
 // pool starts each run as the previous run left it (runs are separated by
 // a fresh runtime, not by emptying the pool).

@@ -9,8 +9,8 @@
 // and currentthread for comparison when the configured scheduler is
 // something else) and on plain Go. The weft side uses only the public API:
 // tasks are spawned with core.Spawn from a task or from a runtime handle,
-// yields go through core.Yield, messages through core/wsync/mpsc, sleeps
-// through core/timing, and the last task tells the waiting root task it is
+// yields go through core.Yield, messages through lib/wsync/mpsc, sleeps
+// through lib/timing, and the last task tells the waiting root task it is
 // done by waking it (a counter and a core.AtomicWaker), never by a busy
 // loop.
 //

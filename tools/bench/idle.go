@@ -7,11 +7,11 @@ import (
 	"time"
 
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/core/rt"
-	"github.com/weftrt/weft/core/wsync"
+	"github.com/weftrt/weft/lib/wsync"
+	"github.com/weftrt/weft/runtime/rt"
 )
 
-// The idle workload (W11 idle_tasks): n tasks parked on one core/wsync
+// The idle workload (W11 idle_tasks): n tasks parked on one lib/wsync
 // Notify, then all released with NotifyWaiters; against n goroutines
 // parked receiving from one channel, released by closing it. Two figures:
 //

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/core/config"
-	"github.com/weftrt/weft/core/rt"
-	"github.com/weftrt/weft/core/wfs"
+	"github.com/weftrt/weft/lib/wfs"
+	"github.com/weftrt/weft/runtime/config"
+	"github.com/weftrt/weft/runtime/rt"
 	"github.com/weftrt/weft/tools/internal/echo"
 )
 

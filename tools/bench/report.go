@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/core/config"
+	"github.com/weftrt/weft/runtime/config"
 )
 
 // Report is a whole run of the benchmarks: where, when, how, and the

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/core/config"
-	"github.com/weftrt/weft/core/rt"
+	"github.com/weftrt/weft/runtime/config"
+	"github.com/weftrt/weft/runtime/rt"
 )
 
 // Composition is one weft column of the results: a configuration under a

@@ -13,8 +13,8 @@ import (
 	// The facade registers the built-in schedulers and timers.
 	_ "github.com/weftrt/weft"
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/core/config"
-	"github.com/weftrt/weft/core/rt"
+	"github.com/weftrt/weft/runtime/config"
+	"github.com/weftrt/weft/runtime/rt"
 	"github.com/weftrt/weft/tools/bench"
 )
 

@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/core/rt"
+	"github.com/weftrt/weft/runtime/rt"
 )
 
 // The spawn workloads:

@@ -5,10 +5,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/weftrt/weft/conformance"
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/core/conformance"
-	"github.com/weftrt/weft/core/rt"
-	"github.com/weftrt/weft/core/timing"
+	"github.com/weftrt/weft/lib/timing"
+	"github.com/weftrt/weft/runtime/rt"
 )
 
 // The timer workloads. Their definitions (sizes, durations, the churn

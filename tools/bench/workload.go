@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/weftrt/weft/core/config"
-	"github.com/weftrt/weft/core/rt"
+	"github.com/weftrt/weft/runtime/config"
+	"github.com/weftrt/weft/runtime/rt"
 )
 
 // Workload is one row of BENCHMARKS.md.

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/core/rt"
+	"github.com/weftrt/weft/runtime/rt"
 )
 
 // W3 yield_many: yieldTasks tasks each yield n times (the specification's

@@ -2,7 +2,7 @@
 // (epoll, and kqueue over its emulation) share: the waiter lists, wake-ups,
 // closing, stale handles and argument errors, driven through a Subject
 // that builds the driver and registers raw descriptors with it. The
-// end-to-end behaviours every driver must have are core/conformance's
+// end-to-end behaviours every driver must have are conformance's
 // driver suite; these look at the readiness machinery underneath.
 package drivertest
 

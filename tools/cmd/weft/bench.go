@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/core/config"
-	"github.com/weftrt/weft/core/rt"
 	"github.com/weftrt/weft/plugins"
+	"github.com/weftrt/weft/runtime/config"
+	"github.com/weftrt/weft/runtime/rt"
 	"github.com/weftrt/weft/tools/bench"
 )
 

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/core/config"
+	"github.com/weftrt/weft/runtime/config"
 )
 
 // tiny scales the workloads down so a run takes milliseconds (W7a still

@@ -6,7 +6,7 @@ import (
 	"io"
 	"log/slog"
 
-	"github.com/weftrt/weft/core/config"
+	"github.com/weftrt/weft/runtime/config"
 )
 
 var configCommand = &command{

@@ -17,7 +17,7 @@ import (
 	"github.com/weftrt/weft/tools/internal/echo"
 
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/core/config"
+	"github.com/weftrt/weft/runtime/config"
 )
 
 // testSchedConfig is the configuration of the fake "test-sched" scheduler.

@@ -8,7 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/core/config"
+	"github.com/weftrt/weft/runtime/config"
 )
 
 var modulesCommand = &command{

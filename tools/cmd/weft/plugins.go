@@ -7,9 +7,9 @@ import (
 	"text/tabwriter"
 
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/core/config"
 	"github.com/weftrt/weft/plugins"
 	"github.com/weftrt/weft/plugins/sdk"
+	"github.com/weftrt/weft/runtime/config"
 )
 
 var pluginsCommand = &command{

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/core/rt"
+	"github.com/weftrt/weft/runtime/rt"
 )
 
 var runCommand = &command{

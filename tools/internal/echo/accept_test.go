@@ -20,8 +20,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/core/rt"
-	"github.com/weftrt/weft/core/wnet"
+	"github.com/weftrt/weft/lib/wnet"
+	"github.com/weftrt/weft/runtime/rt"
 	"github.com/weftrt/weft/tools/internal/echo"
 )
 

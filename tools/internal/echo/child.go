@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/core/rt"
-	"github.com/weftrt/weft/core/wnet"
+	"github.com/weftrt/weft/lib/wnet"
+	"github.com/weftrt/weft/runtime/rt"
 
 	// The built-in modules, so a child server can be composed from any of
 	// them.

@@ -38,9 +38,9 @@ import (
 	"time"
 
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/core/timing"
-	"github.com/weftrt/weft/core/wio"
-	"github.com/weftrt/weft/core/wnet"
+	"github.com/weftrt/weft/lib/timing"
+	"github.com/weftrt/weft/lib/wio"
+	"github.com/weftrt/weft/lib/wnet"
 )
 
 // DefaultBufferSize is the per-connection copy buffer of the server: 8 KiB,

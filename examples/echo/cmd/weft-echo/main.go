@@ -15,9 +15,9 @@ import (
 
 	"github.com/weftrt/weft"
 	"github.com/weftrt/weft/core"
-	"github.com/weftrt/weft/core/co"
-	"github.com/weftrt/weft/core/wnet"
 	"github.com/weftrt/weft/examples/echo"
+	"github.com/weftrt/weft/lib/co"
+	"github.com/weftrt/weft/lib/wnet"
 )
 
 func main() {

@@ -1,0 +1,90 @@
+// Package co runs straight-line Go code as weft tasks: coroutine tasks.
+//
+// A coroutine task is a function body that awaits futures as if they were
+// blocking calls:
+//
+//	h := co.Go(r, func(c *co.Ctx) int {
+//		conn := co.Conn(c, stream)           // a net.Conn on a weft stream
+//		line, err := bufio.NewReader(conn).ReadString('\n')
+//		...
+//		v := co.Await(c, someFuture)         // suspends the task, not a thread
+//		return v
+//	})
+//
+// The body runs on a coroutine (package iter's Pull): a goroutine of its
+// own that only ever runs while the task is being polled, handing control
+// back and forth with the polling worker through the Go runtime's
+// coroutine switch, not its scheduler. [Await] polls a future with the
+// task's Context; while the future is pending it suspends the body and the
+// task's poll returns pending, so the worker moves on to other tasks. When
+// the future's waker fires, the task is polled again and the body resumes
+// where it left off. Everything the weft runtime promises a task (its
+// waker, the LIFO slot, the cooperative budget, Drop on abandonment) holds
+// for a coroutine task too.
+//
+// # The Ctx
+//
+// The body receives a *[Ctx], its handle on the task it runs in. Every
+// operation that may suspend takes it ([Await], [Ctx.Yield], the readers,
+// writers and connections of this package). A Ctx is valid only on its
+// body's coroutine and only while the task runs: Go has no goroutine-local
+// storage, so a coroutine task cannot be found implicitly, and passing the
+// Ctx explicitly makes it visible which calls may suspend. Calling Await
+// with a Ctx whose task is not running (the Ctx was handed to another
+// goroutine, or kept after its task finished) panics with a message
+// saying so. A Ctx is also a [core.Spawner]: [Go] with a Ctx spawns onto
+// the worker running the body.
+//
+// # Cost, and the coroutine pool
+//
+// A coroutine task costs more than a poll-driven one: it holds a goroutine
+// (and its stack) while it is suspended, and each suspension is a pair of
+// coroutine switches (about 100 ns). Coroutines are taken from a pool when
+// a task first runs and returned when it ends, so a task that never
+// suspends, or a million short tasks one after another, reuse a handful of
+// goroutines, and spawning a coroutine task costs little more than spawning
+// any other task (see BENCHMARKS.md in this directory). The pool keeps up
+// to [SetMaxIdle] idle coroutines (1024 by default); [ReleaseIdle] ends
+// them, for programs and tests that check for leaked goroutines.
+//
+// # Abort and unwinding
+//
+// When a coroutine task is aborted or its runtime shuts down while the body
+// is suspended, its future is dropped, and Drop resumes the body one last
+// time: the pending Await drops the future it was waiting for and panics
+// with a private value that unwinds the body, running its deferred calls,
+// and is recovered at the top of the coroutine. An Await reached while
+// unwinding (in a deferred call) does not wait: it drops its future and
+// continues the unwinding. A body must not swallow that panic and carry on
+// (recover and re-panic what you do not recognise), and must not call
+// runtime.Goexit (t.FailNow in a test): the coroutine would end its
+// goroutine's caller too. A body that panics with anything else fails its
+// task with a *core.JoinError carrying the panic value, as a poll-driven
+// task does.
+//
+// # Standard-library interop
+//
+// Inside a coroutine task weft streams offer the standard blocking
+// interfaces: [Reader] and [Writer] give an io.Reader and io.Writer on any
+// weft reader or writer (lib/wio), and [Conn] gives a net.Conn, with
+// deadlines, on a weft stream (a lib/wnet TCP or Unix stream, or an
+// in-memory lib/wio duplex). So bufio, encoding/json, crypto/tls and the
+// rest of the standard library work on weft connections, driven by the
+// weft runtime and its I/O driver. Deadlines use the runtime's timer; on a
+// runtime without one, a deadline that has passed fails the operation at
+// once and a future deadline is not enforced.
+//
+// # Sharing a stream between tasks
+//
+// A Ctx belongs to one body, so a Conn (or Reader, or Writer) serves one
+// task; tasks share a stream the way goroutines share a net.Conn by each
+// wrapping it in a Conn of its own. Every Conn, Reader and Writer owns its
+// operations on the stream (a lib/wio Op per direction), so no two ever
+// share one: any number of tasks may read and write one stream at once,
+// each byte read goes to exactly one Read, and every waiting task is
+// woken. Writes take turns as Go's do: a Conn's or Writer's Write holds
+// the stream's write lock (lib/wio's WriteLocker, which weft's streams
+// have) from its first byte to its last, so each Write's bytes arrive
+// contiguously, never interleaved with another task's Write, even when
+// the stream takes them in many short writes.
+package co
