@@ -2,12 +2,10 @@ package core
 
 import (
 	"errors"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
-
-	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 // manualSched queues scheduled tasks in a slice for the test to run.
@@ -55,8 +53,12 @@ func TestNewTaskIsQueuedOnceAndIDsIncrease(t *testing.T) {
 	s := &manualSched{}
 	h1 := spawnManual(s, Future[int](PollFunc[int](func(*Context) (int, bool) { return 1, true })))
 	h2 := spawnManual(s, Future[int](PollFunc[int](func(*Context) (int, bool) { return 2, true })))
-	assert.Less(t, h1.ID(), h2.ID())
-	assert.Len(t, s.queued, 2)
+	if h1.ID() >= h2.ID() {
+		t.Errorf("the second task's ID is %d, want more than the first's, %d", h2.ID(), h1.ID())
+	}
+	if len(s.queued) != 2 {
+		t.Errorf("%d tasks queued, want 2", len(s.queued))
+	}
 }
 
 func TestWakeWhileQueuedDoesNotQueueAgain(t *testing.T) {
@@ -64,7 +66,9 @@ func TestWakeWhileQueuedDoesNotQueueAgain(t *testing.T) {
 	h := spawnManual(s, Future[int](PollFunc[int](func(*Context) (int, bool) { return 0, false })))
 	h.Task().Wake()
 	h.Task().Wake()
-	assert.Len(t, s.queued, 1, "NOTIFIED already set: no second queueing")
+	if len(s.queued) != 1 {
+		t.Errorf("%d tasks queued after two wakes, want 1: NOTIFIED already set, no second queueing", len(s.queued))
+	}
 }
 
 func TestWakeDuringRunIsReportedNotQueued(t *testing.T) {
@@ -77,18 +81,28 @@ func TestWakeDuringRunIsReportedNotQueued(t *testing.T) {
 	})))
 	cx := newWorkerContext(nil)
 	tk := s.pop()
-	assert.True(t, tk.run(cx), "woken during its poll: the caller must re-queue")
-	assert.Empty(t, s.queued, "the wake itself queued nothing")
-	assert.False(t, h.IsFinished())
+	if !tk.run(cx) {
+		t.Errorf("run of a task woken during its poll returned false, want true: the caller must re-queue")
+	}
+	if len(s.queued) != 0 {
+		t.Errorf("%d tasks queued, want none: the wake itself queues nothing", len(s.queued))
+	}
+	if h.IsFinished() {
+		t.Errorf("a task whose poll was pending is finished")
+	}
 }
 
 func TestIdleTaskWokenIsQueued(t *testing.T) {
 	s := &manualSched{}
 	var w Waker
 	spawnManual(s, Future[int](PollFunc[int](func(cx *Context) (int, bool) { w = cx.Waker(); return 0, false })))
-	assert.False(t, s.pop().run(newWorkerContext(nil)))
+	if s.pop().run(newWorkerContext(nil)) {
+		t.Errorf("run of a task not woken during its poll returned true, want false")
+	}
 	w.Wake()
-	assert.Len(t, s.queued, 1)
+	if len(s.queued) != 1 {
+		t.Errorf("%d tasks queued after waking the idle task, want 1", len(s.queued))
+	}
 }
 
 func TestCompletedTaskIgnoresWakesAndRuns(t *testing.T) {
@@ -99,12 +113,20 @@ func TestCompletedTaskIgnoresWakesAndRuns(t *testing.T) {
 	tk := s.pop()
 	tk.run(newWorkerContext(nil))
 	w.Wake()
-	assert.Empty(t, s.queued)
+	if len(s.queued) != 0 {
+		t.Errorf("waking a completed task queued %d tasks, want none", len(s.queued))
+	}
 	tk.run(newWorkerContext(nil))
-	assert.Equal(t, 1, polls)
+	if polls != 1 {
+		t.Errorf("the future was polled %d times, want 1: a completed task's run does nothing", polls)
+	}
 	res, ok := h.Poll(NewContext(nil))
-	require.True(t, ok)
-	assert.Equal(t, 5, res.Value)
+	if !ok {
+		t.Fatalf("the handle of a completed task is pending")
+	}
+	if res.Value != 5 {
+		t.Errorf("the handle's value is %d, want 5", res.Value)
+	}
 }
 
 type dropCounter struct {
@@ -121,14 +143,26 @@ func TestAbortOfIdleTaskQueuesItAndRunCancels(t *testing.T) {
 	h := spawnManual(s, Future[int](f))
 	s.pop().run(newWorkerContext(nil))
 	h.Abort()
-	require.Len(t, s.queued, 1, "an idle aborted task is queued so a worker cancels it")
+	if len(s.queued) != 1 {
+		t.Fatalf("%d tasks queued after aborting an idle task, want 1: it is queued so a worker cancels it", len(s.queued))
+	}
 	s.pop().run(newWorkerContext(nil))
-	assert.Equal(t, 1, f.drops)
-	assert.Equal(t, 1, f.polls)
+	if f.drops != 1 {
+		t.Errorf("the aborted future was dropped %d times, want 1", f.drops)
+	}
+	if f.polls != 1 {
+		t.Errorf("the aborted future was polled %d times, want 1 (only before the abort)", f.polls)
+	}
 	res, ok := h.Poll(NewContext(nil))
-	require.True(t, ok)
-	assert.True(t, errors.Is(res.Err, ErrAborted))
-	assert.True(t, IsCancelled(res.Err))
+	if !ok {
+		t.Fatalf("the handle of a cancelled task is pending")
+	}
+	if !errors.Is(res.Err, ErrAborted) {
+		t.Errorf("the handle's error is %v, want one that is ErrAborted", res.Err)
+	}
+	if !IsCancelled(res.Err) {
+		t.Errorf("IsCancelled(%v) is false, want true", res.Err)
+	}
 }
 
 func TestAbortDuringPollCancelsAfterThePoll(t *testing.T) {
@@ -139,9 +173,15 @@ func TestAbortDuringPollCancelsAfterThePoll(t *testing.T) {
 		h.Abort()
 		return f.Poll(cx)
 	})))
-	assert.False(t, s.pop().run(newWorkerContext(nil)))
-	assert.True(t, h.IsFinished())
-	assert.Empty(t, s.queued)
+	if s.pop().run(newWorkerContext(nil)) {
+		t.Errorf("run of a task aborted during its poll returned true, want false")
+	}
+	if !h.IsFinished() {
+		t.Errorf("a task aborted during its poll is not finished after the poll")
+	}
+	if len(s.queued) != 0 {
+		t.Errorf("%d tasks queued, want none", len(s.queued))
+	}
 }
 
 func TestPanicBecomesAJoinErrorAndDropsTheFuture(t *testing.T) {
@@ -150,13 +190,25 @@ func TestPanicBecomesAJoinErrorAndDropsTheFuture(t *testing.T) {
 	h := spawnManual(s, Future[int](&panicky{d}))
 	s.pop().run(newWorkerContext(nil))
 	res, ok := h.Poll(NewContext(nil))
-	require.True(t, ok)
+	if !ok {
+		t.Fatalf("the handle of a panicked task is pending")
+	}
 	var je *JoinError
-	require.True(t, errors.As(res.Err, &je))
-	assert.True(t, je.IsPanic())
-	assert.Equal(t, "kaboom", je.PanicValue())
-	assert.NotEmpty(t, je.Stack())
-	assert.Equal(t, 1, d.drops, "a panicked future is dropped")
+	if !errors.As(res.Err, &je) {
+		t.Fatalf("the handle's error is %v (%T), want a *JoinError", res.Err, res.Err)
+	}
+	if !je.IsPanic() {
+		t.Errorf("IsPanic of the panicked task's JoinError is false, want true")
+	}
+	if je.PanicValue() != "kaboom" {
+		t.Errorf("the panic value is %#v, want \"kaboom\"", je.PanicValue())
+	}
+	if len(je.Stack()) == 0 {
+		t.Errorf("the JoinError of a panic has an empty stack")
+	}
+	if d.drops != 1 {
+		t.Errorf("the panicked future was dropped %d times, want 1", d.drops)
+	}
 }
 
 type panicky struct{ d *dropCounter }
@@ -173,19 +225,29 @@ func TestJoinHandleWakerIsWokenOnceOnCompletionAndCanBeReplaced(t *testing.T) {
 		return 3, release
 	})))
 	first, second := &countWaker{}, &countWaker{}
-	_, ok := h.Poll(NewContext(first))
-	require.False(t, ok)
-	_, ok = h.Poll(NewContext(second))
-	require.False(t, ok)
+	if _, ok := h.Poll(NewContext(first)); ok {
+		t.Fatalf("the handle is ready before its task has run")
+	}
+	if _, ok := h.Poll(NewContext(second)); ok {
+		t.Fatalf("the handle is ready before its task has run")
+	}
 	s.pop().run(newWorkerContext(nil))
 	release = true
 	w.Wake()
 	s.pop().run(newWorkerContext(nil))
-	assert.Zero(t, first.n.Load(), "the replaced waker is not woken")
-	assert.EqualValues(t, 1, second.n.Load())
+	if n := first.n.Load(); n != 0 {
+		t.Errorf("the replaced waker was woken %d times, want 0", n)
+	}
+	if n := second.n.Load(); n != 1 {
+		t.Errorf("the registered waker was woken %d times, want 1", n)
+	}
 	res, ok := h.Poll(NewContext(second))
-	require.True(t, ok)
-	assert.Equal(t, 3, res.Value)
+	if !ok {
+		t.Fatalf("the handle of a completed task is pending")
+	}
+	if res.Value != 3 {
+		t.Errorf("the handle's value is %d, want 3", res.Value)
+	}
 }
 
 // TestJoinWakerProtocolUnderRacingCompletion races a handle re-registering
@@ -210,10 +272,13 @@ func TestJoinWakerProtocolUnderRacingCompletion(t *testing.T) {
 		done.Wait()
 		if !ready {
 			last := wakers[len(wakers)-1]
-			require.EqualValues(t, 1, last.n.Load(), "round %d: the registered waker must be woken", round)
+			if n := last.n.Load(); n != 1 {
+				t.Fatalf("round %d: the registered waker was woken %d times, want 1", round, n)
+			}
 		}
-		_, ok := h.Poll(NewContext(nil))
-		require.True(t, ok)
+		if _, ok := h.Poll(NewContext(nil)); !ok {
+			t.Fatalf("round %d: the handle is pending after its task completed", round)
+		}
 	}
 }
 
@@ -226,7 +291,9 @@ func TestShutdownCancelsIdleAndQueuedTasksAndTaskSetEmpties(t *testing.T) {
 		f := &dropCounter{}
 		tk, h := NewTask(Future[int](f))
 		tk.bind(s)
-		require.NoError(t, set.Bind(tk))
+		if err := set.Bind(tk); err != nil {
+			t.Fatalf("binding task %d to an open set: %v", i, err)
+		}
 		s.Schedule(tk, nil)
 		fs, hs = append(fs, f), append(hs, h)
 	}
@@ -234,21 +301,35 @@ func TestShutdownCancelsIdleAndQueuedTasksAndTaskSetEmpties(t *testing.T) {
 	for i := 0; i < 5; i++ {
 		s.pop().run(newWorkerContext(nil))
 	}
-	assert.Equal(t, 10, set.Len())
+	if n := set.Len(); n != 10 {
+		t.Errorf("the set holds %d tasks, want 10", n)
+	}
 	set.ShutdownAll(0)
-	assert.Equal(t, 0, set.Len())
+	if n := set.Len(); n != 0 {
+		t.Errorf("after ShutdownAll the set holds %d tasks, want 0", n)
+	}
 	for i, h := range hs {
 		res, ok := h.Poll(NewContext(nil))
-		require.True(t, ok, "task %d", i)
-		assert.True(t, errors.Is(res.Err, ErrShutdown))
-		assert.Equal(t, 1, fs[i].drops)
+		if !ok {
+			t.Fatalf("task %d: the handle is pending after ShutdownAll", i)
+		}
+		if !errors.Is(res.Err, ErrShutdown) {
+			t.Errorf("task %d: the handle's error is %v, want one that is ErrShutdown", i, res.Err)
+		}
+		if fs[i].drops != 1 {
+			t.Errorf("task %d: the future was dropped %d times, want 1", i, fs[i].drops)
+		}
 	}
 	// Queued tasks that were cancelled are skipped by Run.
 	for tk := s.pop(); tk != nil; tk = s.pop() {
-		assert.False(t, tk.run(newWorkerContext(nil)))
+		if tk.run(newWorkerContext(nil)) {
+			t.Errorf("run of a cancelled queued task returned true, want false")
+		}
 	}
 	tk, _ := NewTask(Future[int](&dropCounter{}))
-	assert.ErrorIs(t, set.Bind(tk), ErrShutdown, "a closed set refuses tasks")
+	if err := set.Bind(tk); !errors.Is(err, ErrShutdown) {
+		t.Errorf("Bind to a closed set returned %v, want ErrShutdown: a closed set refuses tasks", err)
+	}
 }
 
 func TestRejectResolvesTheHandleWithTheCauseAndDrops(t *testing.T) {
@@ -257,9 +338,15 @@ func TestRejectResolvesTheHandleWithTheCauseAndDrops(t *testing.T) {
 	cause := errors.New("no room")
 	tk.reject(cause)
 	res, ok := h.Poll(NewContext(nil))
-	require.True(t, ok)
-	assert.ErrorIs(t, res.Err, cause)
-	assert.Equal(t, 1, f.drops)
+	if !ok {
+		t.Fatalf("the handle of a rejected task is pending")
+	}
+	if !errors.Is(res.Err, cause) {
+		t.Errorf("the handle's error is %v, want one that is the cause %v", res.Err, cause)
+	}
+	if f.drops != 1 {
+		t.Errorf("the rejected future was dropped %d times, want 1", f.drops)
+	}
 }
 
 func TestBudgetIsExhaustedAfterBudgetUnitsAndWakes(t *testing.T) {
@@ -268,23 +355,37 @@ func TestBudgetIsExhaustedAfterBudgetUnitsAndWakes(t *testing.T) {
 	cx.waker = w
 	cx.resetBudget()
 	for i := 0; i < Budget; i++ {
-		require.True(t, cx.Proceed())
+		if !cx.Proceed() {
+			t.Fatalf("Proceed refused unit %d of a budget of %d", i+1, Budget)
+		}
 	}
-	assert.False(t, cx.Proceed())
-	assert.EqualValues(t, 1, w.n.Load(), "exhaustion wakes the task")
-	assert.EqualValues(t, 1, cx.BudgetExhaustions())
-	assert.True(t, NewContext(nil).Proceed(), "outside a runtime the budget is unconstrained")
+	if cx.Proceed() {
+		t.Errorf("Proceed allowed unit %d of a budget of %d", Budget+1, Budget)
+	}
+	if n := w.n.Load(); n != 1 {
+		t.Errorf("the task was woken %d times on exhaustion, want 1", n)
+	}
+	if n := cx.BudgetExhaustions(); n != 1 {
+		t.Errorf("BudgetExhaustions is %d, want 1", n)
+	}
+	if !NewContext(nil).Proceed() {
+		t.Errorf("Proceed outside a runtime returned false, want true: the budget is unconstrained there")
+	}
 }
 
 func TestYieldIsPendingOnceThenReady(t *testing.T) {
 	w := &countWaker{}
 	cx := NewContext(w)
 	y := Yield()
-	_, ok := y.Poll(cx)
-	assert.False(t, ok)
-	assert.EqualValues(t, 1, w.n.Load(), "outside a runtime the deferred wake is immediate")
-	_, ok = y.Poll(cx)
-	assert.True(t, ok)
+	if _, ok := y.Poll(cx); ok {
+		t.Errorf("the first poll of Yield is ready, want pending")
+	}
+	if n := w.n.Load(); n != 1 {
+		t.Errorf("the waker was woken %d times, want 1: outside a runtime the deferred wake is immediate", n)
+	}
+	if _, ok := y.Poll(cx); !ok {
+		t.Errorf("the second poll of Yield is pending, want ready")
+	}
 }
 
 func TestTaskQueueIsFIFOAndPushAllAppends(t *testing.T) {
@@ -298,13 +399,21 @@ func TestTaskQueueIsFIFOAndPushAllAppends(t *testing.T) {
 	r.Push(ts[2])
 	r.Push(ts[3])
 	q.PushAll(&r)
-	assert.Zero(t, r.Len())
-	q.Push(ts[4])
-	assert.Equal(t, 5, q.Len())
-	for i := 0; i < 5; i++ {
-		assert.Same(t, ts[i], q.Pop())
+	if n := r.Len(); n != 0 {
+		t.Errorf("the queue pushed from holds %d tasks after PushAll, want 0", n)
 	}
-	assert.Nil(t, q.Pop())
+	q.Push(ts[4])
+	if n := q.Len(); n != 5 {
+		t.Errorf("the queue holds %d tasks, want 5", n)
+	}
+	for i := 0; i < 5; i++ {
+		if got := q.Pop(); got != ts[i] {
+			t.Errorf("pop %d gave %p, want task %d (%p)", i, got, i, ts[i])
+		}
+	}
+	if got := q.Pop(); got != nil {
+		t.Errorf("pop of an empty queue gave %p, want nil", got)
+	}
 }
 
 // FuzzTaskQueue checks TaskQueue against a slice model over random
@@ -327,18 +436,26 @@ func FuzzTaskQueue(f *testing.F) {
 			case 2:
 				got := q.Pop()
 				if len(model) == 0 {
-					require.Nil(t, got)
+					if got != nil {
+						t.Fatalf("pop of an empty queue gave %p, want nil", got)
+					}
 					continue
 				}
-				require.Same(t, model[0], got)
+				if got != model[0] {
+					t.Fatalf("pop gave %p, want the oldest task %p", got, model[0])
+				}
 				model = model[1:]
 			case 3:
 				q.PushAll(&other)
 				model = append(model, otherModel...)
 				otherModel = nil
 			}
-			require.Equal(t, len(model), q.Len())
-			require.Equal(t, len(otherModel), other.Len())
+			if q.Len() != len(model) {
+				t.Fatalf("the queue's Len is %d, want %d", q.Len(), len(model))
+			}
+			if other.Len() != len(otherModel) {
+				t.Fatalf("the other queue's Len is %d, want %d", other.Len(), len(otherModel))
+			}
 		}
 	})
 }
@@ -357,31 +474,53 @@ func TestRegistryRecordsAWrongRegistrationNamingTheModule(t *testing.T) {
 		registry.errs = registry.errs[:before]
 		registry.Unlock()
 	})
-	require.NoError(t, RegistrationErrors())
+	if err := RegistrationErrors(); err != nil {
+		t.Fatalf("RegistrationErrors before any wrong registration: %v", err)
+	}
 
-	assert.NotPanics(t, func() {
+	wantNoPanic(t, "a wrong registration", func() {
 		Register(ClockModule("test-clock-dup", "the second", nil, func(struct{}, ClockParams) (Clock, error) { return nil, nil }))
 		Register(Module{Kind: "gizmo", Name: "test-gizmo", New: m.New})
 		Register(Module{Kind: KindClock, New: m.New})
 		RegisterTimer[struct{}, Timer]("test-timer-nil-build", "", nil, nil)
 	})
 	err := RegistrationErrors()
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), `registering clock module "test-clock-dup": the name is already taken by another module (the first)`)
-	assert.Contains(t, err.Error(), `registering gizmo module "test-gizmo": unknown kind (valid: driver, clock, timer, scheduler)`)
-	assert.Contains(t, err.Error(), `registering clock module "": the name is empty`)
-	assert.Contains(t, err.Error(), `registering timer module "test-timer-nil-build": no build function`)
+	if err == nil {
+		t.Fatalf("RegistrationErrors after four wrong registrations is nil")
+	}
+	for _, want := range []string{
+		`registering clock module "test-clock-dup": the name is already taken by another module (the first)`,
+		`registering gizmo module "test-gizmo": unknown kind (valid: driver, clock, timer, scheduler)`,
+		`registering clock module "": the name is empty`,
+		`registering timer module "test-timer-nil-build": no build function`,
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("RegistrationErrors is %q, want it to contain %q", err, want)
+		}
+	}
 	var re *RegistrationError
-	require.True(t, errors.As(err, &re))
+	if !errors.As(err, &re) {
+		t.Fatalf("RegistrationErrors is %v (%T), want a *RegistrationError in it", err, err)
+	}
 	got, err := Lookup(KindClock, "test-clock-dup")
-	require.NoError(t, err)
-	assert.Equal(t, "the first", got.Doc, "the first registration of a name stays")
-	_, err = Lookup(KindTimer, "test-timer-nil-build")
-	require.Error(t, err)
+	if err != nil {
+		t.Fatalf("Lookup of the first registered test-clock-dup: %v", err)
+	}
+	if got.Doc != "the first" {
+		t.Errorf("test-clock-dup's doc is %q, want %q: the first registration of a name stays", got.Doc, "the first")
+	}
+	if _, err := Lookup(KindTimer, "test-timer-nil-build"); err == nil {
+		t.Fatalf("Lookup of a timer refused for having no build function found it")
+	}
 
 	_, err = Lookup(KindClock, "nope")
 	var ue *UnknownModuleError
-	require.True(t, errors.As(err, &ue))
-	assert.Contains(t, err.Error(), "real")
-	assert.Contains(t, err.Error(), "test-clock-dup")
+	if !errors.As(err, &ue) {
+		t.Fatalf("Lookup of an unknown clock returned %v (%T), want an *UnknownModuleError", err, err)
+	}
+	for _, want := range []string{"real", "test-clock-dup"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the unknown-module error is %q, want it to name %q", err, want)
+		}
+	}
 }
