@@ -1,7 +1,3 @@
 module github.com/weftrt/weft/core
 
 go 1.26
-
-require github.com/stretchr/testify v1.12.1
-
-require go.yaml.in/yaml/v3 v3.0.5 // indirect
