@@ -27,5 +27,4 @@ func init() {
 
 	bridge.EntryExpire = func(e *TimerEntry) Waker { return e.expire() }
 	bridge.EntryResetFired = func(e *TimerEntry) { e.resetFired() }
-	bridge.EntryFire = func(e *TimerEntry) { e.fire() }
 }

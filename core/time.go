@@ -70,14 +70,6 @@ var _ = [1]struct{}{}[unsafe.Offsetof(TimerEntry{}.links)]
 // woken.
 func (e *TimerEntry) Fired() bool { return e.fired.Load() }
 
-// fire (spi.FireEntry) marks the entry fired and wakes its waker. Timers
-// call it when they remove a due entry; it is safe to call once per
-// insertion.
-func (e *TimerEntry) fire() {
-	e.fired.Store(true)
-	e.Waker.Wake()
-}
-
 // expire (spi.Expire) marks the entry fired and takes its waker without
 // waking it. A timer calls it under its own lock when it removes a due
 // entry, so that Cancel and Fired agree with the timer's structure, and

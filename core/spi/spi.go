@@ -43,7 +43,6 @@ var (
 
 	entryExpire     = bridge.EntryExpire.(func(*core.TimerEntry) core.Waker)
 	entryResetFired = bridge.EntryResetFired.(func(*core.TimerEntry))
-	entryFire       = bridge.EntryFire.(func(*core.TimerEntry))
 )
 
 // Run is called by a worker on a task it took out of a run queue. It polls
@@ -143,10 +142,6 @@ func LinksOf(e *core.TimerEntry) *EntryLinks { return (*EntryLinks)(unsafe.Point
 // the returned waker (if not nil) after releasing the lock: a waker may
 // re-enter the timer.
 func Expire(e *core.TimerEntry) core.Waker { return entryExpire(e) }
-
-// FireEntry marks e fired and wakes its waker: Expire and the wake at
-// once, for a timer that holds no lock while it fires.
-func FireEntry(e *core.TimerEntry) { entryFire(e) }
 
 // ResetFired clears e's fired mark before it is inserted again.
 func ResetFired(e *core.TimerEntry) { entryResetFired(e) }

@@ -31,7 +31,6 @@ var (
 
 	EntryExpire     any // func(*core.TimerEntry) core.Waker
 	EntryResetFired any // func(*core.TimerEntry)
-	EntryFire       any // func(*core.TimerEntry)
 )
 
 // Links are the fields a timer keeps in each entry it holds: list links
