@@ -85,16 +85,14 @@ var tasksSuite = []tasksBehaviour{
 // not run in a coroutine.
 func coRun(t *testing.T, r *rt.Runtime, body func(c *co.Ctx) error) {
 	t.Helper()
-	type out struct{ err, jerr error }
-	ch := make(chan out, 1)
+	ch := make(chan error, 1)
 	go func() {
-		err, jerr := co.Main(r, body)
-		ch <- out{err, jerr}
+		err := co.Run(r, body)
+		ch <- err
 	}()
 	select {
-	case o := <-ch:
-		require.NoError(t, o.jerr, "the root task failed")
-		require.NoError(t, o.err)
+	case err := <-ch:
+		require.NoError(t, err)
 	case <-time.After(hangLimit):
 		r.ShutdownBackground()
 		t.Fatalf("the behaviour did not finish within %v: a wake was lost", hangLimit)

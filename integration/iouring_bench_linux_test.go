@@ -58,7 +58,7 @@ func BenchmarkEchoRoundTrip(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			r := benchRuntime(b, c.sched, c.driver)
 			defer r.Close()
-			_, err := co.Main(r, func(cx *co.Ctx) error {
+			err := co.Run(r, func(cx *co.Ctx) error {
 				ln, err := wnet.ListenTCP(cx.Context(), "tcp", "127.0.0.1:0")
 				if err != nil {
 					return err
@@ -155,7 +155,7 @@ func BenchmarkRandomRead4K(b *testing.B) {
 			path := benchFile(b)
 			r := benchRuntime(b, c.sched, c.driver)
 			defer r.Close()
-			_, err := co.Main(r, func(cx *co.Ctx) error {
+			err := co.Run(r, func(cx *co.Ctx) error {
 				f, err := co.AwaitResult(cx, wfs.Open(path))
 				if err != nil {
 					return err

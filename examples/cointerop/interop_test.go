@@ -57,8 +57,7 @@ func run(t *testing.T, r *rt.Runtime, body func(c *co.Ctx) error) {
 	t.Helper()
 	ch := make(chan error, 1)
 	go func() {
-		err, jerr := co.Main(r, body)
-		ch <- errors.Join(err, jerr)
+		ch <- co.Run(r, body)
 	}()
 	select {
 	case err := <-ch:

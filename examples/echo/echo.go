@@ -6,7 +6,7 @@
 //	ln, _ := wnet.OnRuntime(r, func(cx *core.Context) (*wnet.TCPListener, error) {
 //		return wnet.ListenTCP(cx, "tcp", "127.0.0.1:7007")
 //	})
-//	err, _ := co.Main(r, func(c *co.Ctx) error { return echo.Serve(c, ln) })
+//	err := co.Run(r, func(c *co.Ctx) error { return echo.Serve(c, ln) })
 //
 // Command weft-echo (cmd/weft-echo) runs it. The server weft's benchmarks
 // measure (W8 and W9, run by weft bench) is written as poll-driven futures

@@ -2,7 +2,6 @@ package echo_test
 
 import (
 	"bufio"
-	"errors"
 	"fmt"
 	"net"
 	"testing"
@@ -32,8 +31,7 @@ func TestEveryClientGetsBackEachLineItSends(t *testing.T) {
 			require.NoError(t, err)
 			done := make(chan error, 1)
 			go func() {
-				serveErr, err := co.Main(r, func(c *co.Ctx) error { return echo.Serve(c, ln) })
-				done <- errors.Join(serveErr, err)
+				done <- co.Run(r, func(c *co.Ctx) error { return echo.Serve(c, ln) })
 			}()
 
 			clients := make(chan error, 5)

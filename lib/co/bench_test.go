@@ -18,14 +18,14 @@ func BenchmarkSpawnCoroutineTask(b *testing.B) {
 	var n atomic.Int64
 	b.ReportAllocs()
 	b.ResetTimer()
-	_, _ = co.Main(r, func(c *co.Ctx) int {
+	_, _ = co.Main(r, func(c *co.Ctx) (int, error) {
 		for range b.N {
 			co.Go(c, func(*co.Ctx) int { n.Add(1); return 0 })
 		}
 		for n.Load() < int64(b.N) {
 			c.Yield()
 		}
-		return 0
+		return 0, nil
 	})
 }
 
@@ -36,14 +36,14 @@ func BenchmarkSpawnPollTask(b *testing.B) {
 	var n atomic.Int64
 	b.ReportAllocs()
 	b.ResetTimer()
-	_, _ = co.Main(r, func(c *co.Ctx) int {
+	_, _ = co.Main(r, func(c *co.Ctx) (int, error) {
 		for range b.N {
 			core.Spawn(c, core.Future[int](core.PollFunc[int](func(*core.Context) (int, bool) { n.Add(1); return 0, true })))
 		}
 		for n.Load() < int64(b.N) {
 			c.Yield()
 		}
-		return 0
+		return 0, nil
 	})
 }
 
@@ -53,11 +53,11 @@ func BenchmarkSuspendResume(b *testing.B) {
 	r := newRuntime(b)
 	b.ReportAllocs()
 	b.ResetTimer()
-	_, _ = co.Main(r, func(c *co.Ctx) int {
+	_, _ = co.Main(r, func(c *co.Ctx) (int, error) {
 		for range b.N {
 			c.Yield()
 		}
-		return 0
+		return 0, nil
 	})
 }
 

@@ -146,11 +146,39 @@ func Go[T any](s core.Spawner, body func(c *Ctx) T) *core.JoinHandle[T] {
 	return core.Spawn[T](s, Future(body))
 }
 
-// Main runs body as the root task of r and blocks until it returns (see
-// rt.BlockOn): the entry point from ordinary Go code into coroutine
-// tasks. It must not be called from inside a task.
-func Main[T any](r *rt.Runtime, body func(c *Ctx) T) (T, error) {
-	return rt.BlockOn[T](r, Future(body))
+// Main runs body as the root task of r, blocks until it returns, and
+// gives back its value and error: the entry point from ordinary Go code
+// into coroutine tasks (weft.Main does the same on the default runtime).
+// It must not be called from inside a task.
+//
+// The error is the body's own, returned as is, unless the body never got
+// to return one: a body that panics yields a *core.JoinError carrying the
+// panic value and stack (errors.As tells it apart), and a runtime that
+// cannot run the task (it was closed) yields the error rt.BlockOn
+// reports.
+func Main[T any](r *rt.Runtime, body func(c *Ctx) (T, error)) (T, error) {
+	if body == nil {
+		panic("weft/co: nil body")
+	}
+	res, err := rt.BlockOn[core.Result[T]](r, Future(func(c *Ctx) core.Result[T] {
+		v, err := body(c)
+		return core.Result[T]{Value: v, Err: err}
+	}))
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return res.Value, res.Err
+}
+
+// Run is Main for a body that returns only an error, the shape of most
+// programs' main body (serve until told to stop).
+func Run(r *rt.Runtime, body func(c *Ctx) error) error {
+	if body == nil {
+		panic("weft/co: nil body")
+	}
+	_, err := Main(r, func(c *Ctx) (core.Unit, error) { return core.Unit{}, body(c) })
+	return err
 }
 
 // Poll implements [core.Future]: it resumes the body with cx until the

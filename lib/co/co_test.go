@@ -22,6 +22,37 @@ func TestMainReturnsTheBodysValue(t *testing.T) {
 	assert.Equal(t, 42, v)
 }
 
+func TestMainReturnsTheBodysOwnErrorAsIs(t *testing.T) {
+	errNotFound := errors.New("not found")
+	v, err := co.Main(newRuntime(t), func(c *co.Ctx) (int, error) { return 7, errNotFound })
+	assert.Same(t, errNotFound, err, "the body's error must come back unwrapped")
+	assert.Equal(t, 7, v, "the body's value comes back beside its error")
+}
+
+func TestMainReportsAPanickingBodyAsAJoinError(t *testing.T) {
+	_, err := co.Main(newRuntime(t), func(c *co.Ctx) (int, error) { panic("boom") })
+	var je *core.JoinError
+	require.ErrorAs(t, err, &je)
+	assert.True(t, je.IsPanic())
+	assert.Equal(t, "boom", je.PanicValue())
+}
+
+func TestMainOnAClosedRuntimeReportsTheShutdown(t *testing.T) {
+	r := newRuntime(t)
+	require.NoError(t, r.Close())
+	ran := false
+	_, err := co.Main(r, func(c *co.Ctx) (int, error) { ran = true; return 1, nil })
+	require.ErrorIs(t, err, core.ErrShutdown)
+	assert.False(t, ran)
+}
+
+func TestRunReturnsTheBodysError(t *testing.T) {
+	r := newRuntime(t)
+	errStop := errors.New("stop")
+	require.Same(t, errStop, co.Run(r, func(c *co.Ctx) error { return errStop }))
+	require.NoError(t, co.Run(r, func(c *co.Ctx) error { c.Yield(); return nil }))
+}
+
 func TestAwaitSuspendsTheBodyUntilTheFutureIsReady(t *testing.T) {
 	r := newRuntime(t)
 	v, err := run(t, r, func(c *co.Ctx) string {

@@ -174,7 +174,7 @@ func run[T any](t testing.TB, r *rt.Runtime, body func(c *co.Ctx) T) (T, error) 
 	}
 	ch := make(chan out, 1)
 	go func() {
-		v, err := co.Main(r, body)
+		v, err := co.Main(r, func(c *co.Ctx) (T, error) { return body(c), nil })
 		ch <- out{v, err}
 	}()
 	select {

@@ -29,7 +29,7 @@ import (
 // weftCoroutineSpawn is W12a on r.
 func weftCoroutineSpawn(r *rt.Runtime, n int) (float64, error) {
 	start := time.Now()
-	_, err := co.Main(r, func(c *co.Ctx) core.Unit {
+	_, err := co.Main(r, func(c *co.Ctx) (core.Unit, error) {
 		cnt := newCounter(n)
 		for range n {
 			co.Go(c, func(c *co.Ctx) core.Unit {
@@ -37,7 +37,7 @@ func weftCoroutineSpawn(r *rt.Runtime, n int) (float64, error) {
 				return core.Unit{}
 			})
 		}
-		return co.Await(c, core.Future[core.Unit](cnt))
+		return co.Await(c, core.Future[core.Unit](cnt)), nil
 	})
 	return perOp(time.Since(start), n), err
 }
@@ -50,7 +50,7 @@ func goCoroutineSpawn(n int) (float64, error) { return goSpawnLocal(n) }
 // allocates nothing, as in W4.
 func weftCoroutinePingPong(r *rt.Runtime, n int) (float64, error) {
 	start := time.Now()
-	err, jerr := co.Main(r, func(c *co.Ctx) error {
+	err := co.Run(r, func(c *co.Ctx) error {
 		pingTx, pingRx := mpsc.New[int](1)
 		pongTx, pongRx := mpsc.New[int](1)
 		ponger := co.Go(c, func(c *co.Ctx) error {
@@ -87,7 +87,7 @@ func weftCoroutinePingPong(r *rt.Runtime, n int) (float64, error) {
 		e2, j2 := co.AwaitResult(c, ponger)
 		return errors.Join(e1, j1, e2, j2)
 	})
-	return perOp(time.Since(start), n), errors.Join(err, jerr)
+	return perOp(time.Since(start), n), err
 }
 
 // goCoroutinePingPong is W12b's plain-Go side: W4's goroutines.

@@ -37,9 +37,5 @@ func main() {
 		log.Fatal(err)
 	}
 	fmt.Fprintf(os.Stderr, "weft-echo: listening on %s (pid %d)\n", ln.Addr(), os.Getpid())
-	serveErr, err := co.Main(r, func(c *co.Ctx) error { return echo.Serve(c, ln) })
-	if err == nil {
-		err = serveErr
-	}
-	log.Fatal(err)
+	log.Fatal(co.Run(r, func(c *co.Ctx) error { return echo.Serve(c, ln) }))
 }
