@@ -6,6 +6,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
 
 	"github.com/weftrt/weft"
 	"github.com/weftrt/weft/runtime/config"
@@ -39,4 +40,23 @@ func TestTheBuilderBuildsTheFacadesDefaultComposition(t *testing.T) {
 	}
 	assert.Equal(t, [4]string{driver, "real", "wheel", "workstealing"}, names(fromBuilder.Composition()),
 		"driver, clock, timer, scheduler")
+}
+
+// Main (and Run) leave no goroutine behind: the runtime's workers and the
+// coroutines its bodies ran on are gone when it returns.
+func TestMainLeavesNoGoroutineBehind(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	n, err := weft.Main(func(c *weft.Ctx) (int, error) {
+		hs := make([]*weft.JoinHandle[int], 8)
+		for i := range hs {
+			hs[i] = weft.Go(c, func(c *weft.Ctx) int { c.Yield(); return i })
+		}
+		sum := 0
+		for _, h := range hs {
+			sum += weft.Await(c, h).Value
+		}
+		return sum, nil
+	})
+	require.NoError(t, err)
+	assert.Equal(t, 28, n)
 }

@@ -10,6 +10,7 @@ require (
 	github.com/weftrt/weft/schedulers/workstealing v0.1.0
 	github.com/weftrt/weft/timers/heap v0.1.0
 	github.com/weftrt/weft/timers/wheel v0.1.0
+	go.uber.org/goleak v1.3.0
 )
 
 require github.com/weftrt/weft/drivers/internal v0.1.0 // indirect

@@ -97,7 +97,8 @@ func Run(body func(c *Ctx) error) error {
 
 // Main is Run for a body that returns a value: it builds the default
 // runtime, runs body on it, closes the runtime and returns body's value
-// and error. See the package documentation for the errors other than the
+// and error. When it returns, no goroutine it started is left (the idle
+// coroutines of lib/co's pool are ended too). See the package documentation for the errors other than the
 // body's own.
 func Main[T any](body func(c *Ctx) (T, error)) (T, error) {
 	r, err := New()
@@ -109,6 +110,9 @@ func Main[T any](body func(c *Ctx) (T, error)) (T, error) {
 	if cerr := r.Close(); cerr != nil {
 		err = errors.Join(err, cerr)
 	}
+	// The runtime is gone; so are the idle coroutines its bodies left in
+	// lib/co's pool, so that Main leaves no goroutine behind.
+	co.ReleaseIdle()
 	return v, err
 }
 

@@ -4,6 +4,7 @@ go 1.26
 
 require (
 	github.com/stretchr/testify v1.12.1
+	github.com/weftrt/weft v0.1.0
 	github.com/weftrt/weft/conformance v0.1.0
 	github.com/weftrt/weft/core v0.1.0
 	github.com/weftrt/weft/runtime v0.1.0
@@ -23,13 +24,34 @@ require (
 	github.com/mitchellh/copystructure v1.2.0 // indirect
 	github.com/mitchellh/reflectwalk v1.0.2 // indirect
 	github.com/pelletier/go-toml/v2 v2.2.2 // indirect
+	github.com/weftrt/weft/drivers/epoll v0.1.0 // indirect
+	github.com/weftrt/weft/drivers/internal v0.1.0 // indirect
+	github.com/weftrt/weft/drivers/iouring v0.1.0 // indirect
+	github.com/weftrt/weft/drivers/kqueue v0.1.0 // indirect
+	github.com/weftrt/weft/schedulers/currentthread v0.1.0 // indirect
+	github.com/weftrt/weft/schedulers/internal v0.1.0 // indirect
+	github.com/weftrt/weft/schedulers/percore v0.1.0 // indirect
+	github.com/weftrt/weft/schedulers/workstealing v0.1.0 // indirect
+	github.com/weftrt/weft/timers/heap v0.1.0 // indirect
+	github.com/weftrt/weft/timers/wheel v0.1.0 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/sys v0.32.0 // indirect
 )
 
 // Sibling modules, so the packages build and test on their own (GOWORK=off).
 replace (
+	github.com/weftrt/weft => ../
 	github.com/weftrt/weft/conformance => ../conformance
 	github.com/weftrt/weft/core => ../core
+	github.com/weftrt/weft/drivers/epoll => ../drivers/epoll
+	github.com/weftrt/weft/drivers/internal => ../drivers/internal
+	github.com/weftrt/weft/drivers/iouring => ../drivers/iouring
+	github.com/weftrt/weft/drivers/kqueue => ../drivers/kqueue
 	github.com/weftrt/weft/runtime => ../runtime
+	github.com/weftrt/weft/schedulers/currentthread => ../schedulers/currentthread
+	github.com/weftrt/weft/schedulers/internal => ../schedulers/internal
+	github.com/weftrt/weft/schedulers/percore => ../schedulers/percore
+	github.com/weftrt/weft/schedulers/workstealing => ../schedulers/workstealing
+	github.com/weftrt/weft/timers/heap => ../timers/heap
+	github.com/weftrt/weft/timers/wheel => ../timers/wheel
 )
