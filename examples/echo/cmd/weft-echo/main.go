@@ -1,41 +1,48 @@
 // Command weft-echo is an echo server on weft: every connection gets back
-// what it sends until it shuts down its write side.
+// what it sends until it shuts down its write side. Ctrl-C (or SIGTERM)
+// stops it gracefully: it stops accepting, lets open connections finish
+// for up to -grace, then closes them.
 //
-//	weft-echo [-addr 127.0.0.1:7007] [-config weft.yaml]
+//	weft-echo [-addr 127.0.0.1:7007] [-grace 5s]
 //
-// It is built on the weft package alone, so it links no plugin support
-// (add import _ "github.com/weftrt/weft/plugins" for kind: plugin).
+// It runs on the default runtime (WEFT_ environment variables choose
+// another composition) and is built on the weft package alone, so it
+// links no plugin support (add import _ "github.com/weftrt/weft/plugins"
+// for kind: plugin).
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"log"
 	"os"
+	"os/signal"
+	"syscall"
+	"time"
 
 	"github.com/weftrt/weft"
-	"github.com/weftrt/weft/core"
 	"github.com/weftrt/weft/examples/echo"
-	"github.com/weftrt/weft/lib/co"
 	"github.com/weftrt/weft/lib/wnet"
 )
 
 func main() {
 	addr := flag.String("addr", "127.0.0.1:7007", "address to listen on")
-	config := flag.String("config", "", "weft configuration file (default: the weft package's composition; WEFT_ variables apply)")
+	grace := flag.Duration("grace", 5*time.Second, "how long open connections may go on after ctrl-c")
 	flag.Parse()
 
-	r, err := weft.Open(*config)
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer r.Close()
-	ln, err := wnet.OnRuntime(r, func(cx *core.Context) (*wnet.TCPListener, error) {
-		return wnet.ListenTCP(cx, "tcp", *addr)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := weft.Run(func(c *weft.Ctx) error {
+		ln, err := wnet.ListenTCP(c.Context(), "tcp", *addr)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "weft-echo: listening on %s (pid %d)\n", ln.Addr(), os.Getpid())
+		return echo.Serve(c, ctx, ln, *grace)
 	})
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Fprintf(os.Stderr, "weft-echo: listening on %s (pid %d)\n", ln.Addr(), os.Getpid())
-	log.Fatal(co.Run(r, func(c *co.Ctx) error { return echo.Serve(c, ln) }))
+	fmt.Fprintln(os.Stderr, "weft-echo: stopped")
 }
