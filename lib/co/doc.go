@@ -1,14 +1,19 @@
 // Package co runs straight-line Go code as weft tasks: coroutine tasks.
 //
 // A coroutine task is a function body that awaits futures as if they were
-// blocking calls:
+// blocking calls. A program enters them with [Run] or [Main] (or the
+// facade's weft.Run and weft.Main, which build the default runtime), spawns
+// more with [Go], and waits with [Await]:
 //
-//	h := co.Go(r, func(c *co.Ctx) int {
-//		conn := co.Conn(c, stream)           // a net.Conn on a weft stream
-//		line, err := bufio.NewReader(conn).ReadString('\n')
-//		...
-//		v := co.Await(c, someFuture)         // suspends the task, not a thread
-//		return v
+//	err := co.Run(r, func(c *co.Ctx) error {
+//		h := co.Go(c, func(c *co.Ctx) int { return 41 }) // a task of its own
+//		v, err := co.Await(c, h).Unwrap()                 // suspends the body, not a thread
+//		if err != nil {
+//			return err // a *core.JoinError: the task panicked or was aborted
+//		}
+//		conn := co.Conn(c, stream) // a net.Conn on a weft stream, for this task
+//		_, err = fmt.Fprintln(conn, v+1)
+//		return err
 //	})
 //
 // The body runs on a coroutine (package iter's Pull): a goroutine of its
@@ -34,6 +39,25 @@
 // goroutine, or kept after its task finished) panics with a message
 // saying so. A Ctx is also a [core.Spawner]: [Go] with a Ctx spawns onto
 // the worker running the body.
+//
+// # What must not block a body
+//
+// A body runs on the worker that polls its task: while the body runs, that
+// worker runs nothing else. Waiting through [Await] (on a weft channel, a
+// read, a sleep, a join handle, a lib/wsync lock) suspends the body and
+// frees the worker. Blocking the body's goroutine instead (a receive from a
+// plain Go channel, sync.WaitGroup.Wait, time.Sleep, a mutex held across
+// an Await elsewhere, a blocking system call, a cgo call) holds the worker
+// for as long as it blocks. That is only slow when the wait ends by itself
+// (time.Sleep, a disk read, a lock held by a goroutine that is not a weft
+// task); it is a deadlock when the wait can only end through a weft task
+// that needs the blocked worker: a `<-ch` fed by a task spawned from the
+// body sits behind the body in the worker's LIFO slot, and on a one-worker
+// or current-thread runtime nothing else runs at all. Use the weft form of
+// the wait (lib/wsync for channels and locks, lib/timing for sleeps,
+// rt.SpawnBlocking for blocking calls, workstealing.BlockInPlace where the
+// call cannot move), or [Await] a future that a goroutine completes (a
+// lib/wsync/oneshot sent from the goroutine).
 //
 // # Cost, and the coroutine pool
 //
