@@ -82,8 +82,11 @@ func client(c *co.Ctx, s *wnet.TCPStream, id uint64, room *broadcast.Sender[mess
 		return in.Err()
 	}
 	name := strings.TrimSpace(in.Text())
-	writer := co.Go(c, func(c *co.Ctx) error { return relay(c, s, id, inbox) })
+	// The join is announced before the welcome, so a client that has read
+	// its welcome knows everyone already in the room heard it arrive.
 	room.Send(message{from: id, text: "* " + name + " has joined"})
+	fmt.Fprintf(conn, "* welcome, %s\n", name)
+	writer := co.Go(c, func(c *co.Ctx) error { return relay(c, s, id, inbox) })
 	for in.Scan() {
 		room.Send(message{from: id, text: name + ": " + in.Text()})
 	}

@@ -34,6 +34,9 @@ func join(t *testing.T, addr, name string) *client {
 	require.Equal(t, "name? ", string(prompt))
 	_, err = conn.Write([]byte(name + "\n"))
 	require.NoError(t, err)
+	// After the welcome, every client already in the room has been sent
+	// the join, and this one hears everything said from here on.
+	cl.expect(t, "* welcome, "+name)
 	return cl
 }
 

@@ -123,9 +123,10 @@ func client(conn net.Conn, id uint64, rm *room, inbox chan message) {
 		return
 	}
 	name := strings.TrimSpace(in.Text())
+	rm.send(message{from: id, text: "* " + name + " has joined"})
+	fmt.Fprintf(conn, "* welcome, %s\n", name)
 	done := make(chan struct{})
 	go func() { defer close(done); relay(conn, id, rm, inbox) }()
-	rm.send(message{from: id, text: "* " + name + " has joined"})
 	for in.Scan() {
 		rm.send(message{from: id, text: name + ": " + in.Text()})
 	}
