@@ -4,6 +4,7 @@ import (
 	"runtime/debug"
 
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/lib/future"
 	"github.com/weftrt/weft/runtime/rt"
 )
 
@@ -18,6 +19,10 @@ type Ctx struct {
 	co *coro
 	// aborting is set by Drop before it resumes the body to unwind it.
 	aborting bool
+	// fairSeeded tells whether fairRand, the source of Select's starting
+	// branches, has been seeded.
+	fairSeeded bool
+	fairRand   future.Fair
 }
 
 // unwind is the panic value that unwinds an aborted body. It is recovered
