@@ -3,6 +3,7 @@ package co
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/weftrt/weft/core"
@@ -52,12 +53,20 @@ func Cancelled(tok *tasks.CancellationToken) Branch { return Case(tok.Cancelled(
 // [ContextDone]. While it waits it holds a context.AfterFunc registration
 // (no goroutine), which wakes the task that last polled it; Drop, or
 // completion, removes the registration. It belongs to one task.
+//
+// A poll of a registered future by the same task as the previous poll is
+// one atomic load and a comparison, so a kept DoneFuture costs a select
+// loop almost nothing per round.
 type DoneFuture struct {
 	ctx context.Context
 	// stop removes the AfterFunc registration; nil before the first
 	// pending poll and after release.
 	stop func() bool
+	// last is the waker the owner last stored in waker (owner only).
+	last core.Waker
 
+	// fired is set by the AfterFunc before it takes the waker.
+	fired atomic.Bool
 	// mu guards waker, which the AfterFunc (on a goroutine of the context
 	// package) takes and wakes.
 	mu    sync.Mutex
@@ -78,28 +87,50 @@ func ContextDone(ctx context.Context) *DoneFuture {
 // context is done; a context that cannot be done (no Done channel) stays
 // pending without registering anything.
 func (f *DoneFuture) Poll(cx *core.Context) (error, bool) {
+	if f.stop != nil && !f.fired.Load() {
+		// Registered and not fired: the stored waker is woken when the
+		// context is done. If it is this poll's waker there is nothing
+		// to do. Otherwise store the new one, then look at fired again:
+		// an AfterFunc that ran before the store took the old waker,
+		// and its fired mark (set before it took the lock) is seen now.
+		w := cx.Waker()
+		if w == f.last {
+			return nil, false
+		}
+		f.setWaker(w)
+		if !f.fired.Load() {
+			return nil, false
+		}
+	}
 	if err := f.ctx.Err(); err != nil {
 		f.release()
 		return err, true
 	}
-	if f.ctx.Done() == nil {
+	if f.stop != nil || f.ctx.Done() == nil {
+		// Fired but Err not visible yet cannot happen (the context sets
+		// Err before it runs AfterFuncs); a context without Done is
+		// never done.
 		return nil, false
 	}
-	// Store the waker first, then register: a context done in between
-	// runs wake after the registration, which finds this waker. The
-	// context package sets Err before it runs AfterFuncs, so the poll
-	// that follows the wake sees it.
-	f.mu.Lock()
-	f.waker = cx.Waker()
-	f.mu.Unlock()
-	if f.stop == nil {
-		f.stop = context.AfterFunc(f.ctx, f.wake)
-	}
+	// First pending poll: store the waker, then register. A context
+	// done in between runs wake after the registration, which finds
+	// this waker.
+	f.setWaker(cx.Waker())
+	f.stop = context.AfterFunc(f.ctx, f.wake)
 	return nil, false
+}
+
+// setWaker stores w as the waker the AfterFunc wakes.
+func (f *DoneFuture) setWaker(w core.Waker) {
+	f.mu.Lock()
+	f.waker = w
+	f.mu.Unlock()
+	f.last = w
 }
 
 // wake is the AfterFunc: it wakes the task that last polled f.
 func (f *DoneFuture) wake() {
+	f.fired.Store(true)
 	f.mu.Lock()
 	w := f.waker
 	f.waker = nil
@@ -118,6 +149,7 @@ func (f *DoneFuture) release() {
 	f.mu.Lock()
 	f.waker = nil
 	f.mu.Unlock()
+	f.last = nil
 }
 
 // Drop implements [core.Dropper]: the AfterFunc registration is removed,

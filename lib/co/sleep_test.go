@@ -174,3 +174,21 @@ func TestWaitCancelledAndACancelledBranchFollowTheToken(t *testing.T) {
 	assert.Equal(t, 1, idx)
 	assert.Equal(t, 1, g.Drops())
 }
+
+func TestADoneFuturePolledByAnotherTaskWakesThatTask(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := co.ContextDone(ctx)
+	got, err := run(t, newRuntime(t), func(c *co.Ctx) error {
+		// This task registers first, then hands the future to another.
+		if co.Select(c, co.Keep(done, nil), co.Case(&counted{readyAt: 2}, nil)) != 1 {
+			panic("the context is not done yet")
+		}
+		h := co.Go(c, func(c *co.Ctx) error { return co.Await(c, done) })
+		co.Go(c, func(c *co.Ctx) int { c.Yield(); c.Yield(); cancel(); return 0 })
+		e, _ := co.AwaitResult(c, h)
+		return e
+	})
+	require.NoError(t, err)
+	assert.ErrorIs(t, got, context.Canceled)
+	assert.False(t, done.Registered())
+}
