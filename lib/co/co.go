@@ -4,6 +4,7 @@ import (
 	"runtime/debug"
 
 	"github.com/weftrt/weft/core"
+	"github.com/weftrt/weft/lib/future"
 	"github.com/weftrt/weft/runtime/rt"
 )
 
@@ -18,6 +19,10 @@ type Ctx struct {
 	co *coro
 	// aborting is set by Drop before it resumes the body to unwind it.
 	aborting bool
+	// fairSeeded tells whether fairRand, the source of Select's starting
+	// branches, has been seeded.
+	fairSeeded bool
+	fairRand   future.Fair
 }
 
 // unwind is the panic value that unwinds an aborted body. It is recovered
@@ -67,15 +72,17 @@ func (c *Ctx) Yield() { Await(c, core.Yield()) }
 // running coroutine task's Ctx.
 func Await[T any](c *Ctx, f core.Future[T]) T {
 	cx := c.running("Await")
+	if c.aborting {
+		// Unwinding: a deferred call awaits. Do not wait.
+		core.Drop(f)
+		panic(errUnwind)
+	}
 	for {
-		if c.aborting {
-			// Unwinding: a deferred call awaits. Do not wait.
-			core.Drop(f)
-			panic(errUnwind)
-		}
 		if v, ok := f.Poll(cx); ok {
 			return v
 		}
+		// suspend reports false exactly when the body must unwind, so
+		// aborting needs no check of its own on the way round.
 		if !c.suspend() {
 			core.Drop(f)
 			panic(errUnwind)
@@ -185,20 +192,26 @@ func Run(r *rt.Runtime, body func(c *Ctx) error) error {
 // body suspends (pending) or returns (ready). A panic of the body is
 // raised again here, on the polling goroutine.
 func (t *Task[T]) Poll(cx *core.Context) (T, bool) {
+	t.ctx.cx = cx
 	switch t.phase {
+	case phaseRunning:
+		// The hot path: the body is suspended in an Await. Its job is
+		// still set on the coroutine, so only the switch remains; the
+		// body clears ctx.cx itself when it suspends again.
+		t.ctx.co.next()
 	case phaseFresh:
 		t.ctx.co = getCoro()
 		t.phase = phaseRunning
-	case phaseFinished, phaseDropped:
+		t.ctx.co.resume(t)
+	default:
+		t.ctx.cx = nil
 		panic("weft/co: coroutine task polled after it completed or was dropped")
 	}
-	t.ctx.cx = cx
-	t.ctx.co.resume(t)
-	t.ctx.cx = nil
 	if t.phase != phaseFinished {
 		var zero T
 		return zero, false
 	}
+	t.ctx.cx = nil
 	putCoro(t.ctx.co)
 	t.ctx.co = nil
 	t.phase = phaseDropped

@@ -86,6 +86,37 @@
 // task with a *core.JoinError carrying the panic value, as a poll-driven
 // task does.
 //
+// # Waiting on several things
+//
+// [Select] waits for the first of several futures, of any types, and
+// returns its position, so it reads as a switch:
+//
+//	tick := timing.Sleep(time.Second)
+//	defer core.Drop(tick)
+//	var msg core.Result[int]
+//	for {
+//		switch co.Select(c, co.Case(rx.Recv(), &msg), co.Keep(tick, nil), co.Done(ctx)) {
+//		case 0: // msg is the receive's result (ErrClosed once the channel is closed)
+//		case 1: // a second passed; tick.ResetAfter(time.Second)
+//		case 2: // ctx is done
+//		}
+//	}
+//
+// A [Case] branch belongs to the select: if it loses it is dropped, once,
+// as future.Select drops its losers. A [Keep] branch is borrowed: it is
+// polled but never dropped, so a long-lived future (a ticker, a deadline,
+// a context's Done) stays armed across the iterations of a loop, and its
+// owner drops it (a deferred core.Drop also runs on abort). Select starts
+// each round at a random branch; [SelectBiased] polls in order. Neither
+// allocates: declare the destinations outside the loop.
+//
+// [Sleep] and [SleepUntil] wait on the runtime's timer; [WaitContext] and
+// [Done] (or a kept [ContextDone]) wait on a context.Context through
+// context.AfterFunc, with no goroutine per wait; [WaitCancelled] and
+// [Cancelled] wait on a lib/tasks CancellationToken. [Range],
+// [RangeBroadcast] and [RangeWatch] turn a receiver into a range loop that
+// ends when the channel closes and loses no message when the loop breaks.
+//
 // # Standard-library interop
 //
 // Inside a coroutine task weft streams offer the standard blocking

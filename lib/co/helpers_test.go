@@ -1,8 +1,10 @@
 package co_test
 
 import (
+	"cmp"
 	"fmt"
 	"os"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -44,6 +46,9 @@ type loopScheduler struct {
 	deferred []core.Waker
 	wcx      spi.WorkerContext
 	cx       *core.Context
+	// time is nil, or a paused virtual clock and listTimer: when nothing
+	// can run, BlockOn jumps the clock to the next deadline and fires it.
+	time *core.Time
 }
 
 type loopWorker struct{ s *loopScheduler }
@@ -51,7 +56,7 @@ type loopWorker struct{ s *loopScheduler }
 func (w loopWorker) Scheduler() core.Scheduler { return w.s }
 func (w loopWorker) Defer(wk core.Waker)       { w.s.deferred = append(w.s.deferred, wk) }
 func (w loopWorker) Driver() core.Driver       { return nil }
-func (w loopWorker) Time() *core.Time          { return nil }
+func (w loopWorker) Time() *core.Time          { return w.s.time }
 
 func (s *loopScheduler) Spawn(t *core.Task, from core.Worker) error {
 	spi.Bind(t, s)
@@ -110,6 +115,9 @@ func (s *loopScheduler) BlockOn(_ *core.Task, done <-chan struct{}) {
 				}
 				continue
 			}
+			if s.fireNext() {
+				continue
+			}
 			select {
 			case <-s.wake:
 			case <-done:
@@ -149,20 +157,127 @@ func (s *loopScheduler) cancelAll() {
 	}
 }
 
+// fireNext moves the virtual clock to the next deadline and fires what is
+// due, reporting whether there was a deadline.
+func (s *loopScheduler) fireNext() bool {
+	if s.time == nil {
+		return false
+	}
+	next, ok := s.time.Timer.NextDeadline()
+	if !ok {
+		return false
+	}
+	s.time.Clock.(*core.VClock).AdvanceTo(next)
+	s.time.Timer.Fire(s.time.Clock.Now())
+	return true
+}
+
+// listTimer is a core.Timer kept as a slice under a mutex, enough for the
+// tests of sleeping (the timer modules have the real ones).
+type listTimer struct {
+	mu sync.Mutex
+	es []*core.TimerEntry
+}
+
+func (l *listTimer) Insert(e *core.TimerEntry) { l.Reset(e, e.Deadline) }
+
+func (l *listTimer) Reset(e *core.TimerEntry, d core.Instant) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	e.Deadline = d
+	spi.ResetFired(e)
+	if !slices.Contains(l.es, e) {
+		l.es = append(l.es, e)
+	}
+}
+
+func (l *listTimer) Cancel(e *core.TimerEntry) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := len(l.es)
+	l.es = slices.DeleteFunc(l.es, func(x *core.TimerEntry) bool { return x == e })
+	return len(l.es) < n
+}
+
+func (l *listTimer) NextDeadline() (core.Instant, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.es) == 0 {
+		return 0, false
+	}
+	return slices.MinFunc(l.es, func(a, b *core.TimerEntry) int { return cmp.Compare(a.Deadline, b.Deadline) }).Deadline, true
+}
+
+func (l *listTimer) Fire(now core.Instant) int {
+	l.mu.Lock()
+	var due []core.Waker
+	n := len(l.es)
+	l.es = slices.DeleteFunc(l.es, func(e *core.TimerEntry) bool {
+		if e.Deadline > now {
+			return false
+		}
+		if w := spi.Expire(e); w != nil {
+			due = append(due, w)
+		}
+		return true
+	})
+	fired := n - len(l.es)
+	l.mu.Unlock()
+	for _, w := range due {
+		w.Wake()
+	}
+	return fired
+}
+
+func (l *listTimer) Len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.es)
+}
+
 // newRuntime builds a runtime on loopScheduler.
 func newRuntime(t testing.TB) *rt.Runtime {
 	t.Helper()
-	r, err := rt.NewBuilder().IgnoreEnv().SchedulerFactory(func(p core.SchedulerParams) (core.Scheduler, error) {
-		s := &loopScheduler{p: p, wake: make(chan struct{}, 1)}
-		s.wcx = spi.NewWorkerContext(loopWorker{s})
-		s.cx = s.wcx.Context()
-		return s, nil
-	}).Build()
+	return mustRuntime(t, nil)
+}
+
+// newTimedRuntime builds a runtime on loopScheduler with a paused virtual
+// clock that jumps to the next deadline whenever no task can run, so
+// sleeps take no real time.
+func newTimedRuntime(t testing.TB) (*rt.Runtime, *core.VClock) {
+	t.Helper()
+	clock := core.NewVirtualClock()
+	return mustRuntime(t, &core.Time{Clock: clock, Timer: new(listTimer)}), clock
+}
+
+func mustRuntime(t testing.TB, tm *core.Time) *rt.Runtime {
+	t.Helper()
+	r, err := buildRuntime(tm)
 	if err != nil {
 		t.Fatalf("building runtime: %v", err)
 	}
 	t.Cleanup(func() { r.ShutdownBackground() })
 	return r
+}
+
+// exampleRuntime is newTimedRuntime for the examples, which have no
+// testing.TB; they close it themselves.
+func exampleRuntime() *rt.Runtime {
+	r, err := buildRuntime(&core.Time{Clock: core.NewVirtualClock(), Timer: new(listTimer)})
+	if err != nil {
+		panic(err)
+	}
+	return r
+}
+
+// buildRuntime builds a runtime on loopScheduler, with time tm (nil: none).
+func buildRuntime(tm *core.Time) (*rt.Runtime, error) {
+	return rt.NewBuilder().IgnoreEnv().SchedulerFactory(func(p core.SchedulerParams) (core.Scheduler, error) {
+		s := &loopScheduler{p: p, wake: make(chan struct{}, 1), time: tm}
+		s.wcx = spi.NewWorkerContext(loopWorker{s})
+		s.cx = s.wcx.Context()
+		return s, nil
+	}).Build()
 }
 
 // run runs body as the root coroutine task under a watchdog.

@@ -79,7 +79,7 @@
 //
 // When several branches are ready at once, the winner is the first one
 // polled. [Select] and [Select2] start each poll at a pseudo-random branch
-// (Tokio's select! does the same), drawn from a small xorshift generator
+// (Tokio's select! does the same), drawn from a small xorshift generator ([Fair])
 // seeded when the select is created, so a select that is rebuilt on every
 // loop iteration does not favour its first branch. The seeds come from a
 // process-wide counter, so a single-goroutine program creating selects in the

@@ -38,7 +38,7 @@ func Select[T any](futs ...core.Future[T]) core.Future[Selected[T]] {
 			panic(fmt.Sprintf("future.Select: future %d is nil", i))
 		}
 	}
-	s := &selectAll[T]{rng: newXorshift()}
+	s := &selectAll[T]{rng: NewFair()}
 	if len(futs) <= len(s.small) {
 		s.futs = append(s.small[:0], futs...)
 	} else {
@@ -51,7 +51,7 @@ type selectAll[T any] struct {
 	// futs holds the branches; it is nil once the select returned ready or
 	// was dropped.
 	futs []core.Future[T]
-	rng  xorshift
+	rng  Fair
 	// small stores the branches of a select of up to four futures, the
 	// common case, saving an allocation per select built in a loop.
 	small [4]core.Future[T]
@@ -65,7 +65,7 @@ func (s *selectAll[T]) Poll(cx *core.Context) (Selected[T], bool) {
 		return Selected[T]{}, false
 	}
 	n := len(s.futs)
-	i := s.rng.below(n)
+	i := s.rng.Below(n)
 	for range n {
 		if v, ok := s.futs[i].Poll(cx); ok {
 			losers := s.futs
@@ -108,13 +108,13 @@ func Select2[A, B any](a core.Future[A], b core.Future[B]) core.Future[Either[A,
 	if a == nil || b == nil {
 		panic("future.Select2: nil future")
 	}
-	return &select2[A, B]{a: a, b: b, rng: newXorshift()}
+	return &select2[A, B]{a: a, b: b, rng: NewFair()}
 }
 
 type select2[A, B any] struct {
 	a    core.Future[A]
 	b    core.Future[B]
-	rng  xorshift
+	rng  Fair
 	done bool
 }
 
@@ -125,7 +125,7 @@ func (s *select2[A, B]) Poll(cx *core.Context) (Either[A, B], bool) {
 	if budgetSpent(cx) {
 		return Either[A, B]{}, false
 	}
-	if s.rng.below(2) == 0 {
+	if s.rng.Below(2) == 0 {
 		if e, ok := s.pollA(cx); ok {
 			return e, true
 		}
@@ -169,17 +169,24 @@ func (s *select2[A, B]) Drop() {
 	dropBoth(a, b)
 }
 
-// xorshift is a small pseudo-random generator (Marsaglia's xorshift32) that
-// picks the branch a select polls first. Its quality only has to break ties
-// fairly; its cost is a few shifts per poll.
-type xorshift struct{ s uint32 }
+// Fair is the pseudo-random source a select draws the branch it polls first
+// from: Marsaglia's xorshift32, seeded from one process-wide sequence. Its
+// quality only has to break ties fairly; its cost is a few shifts per pick.
+// [Select], [Select2] and lib/co's Select all take their seeds from
+// [NewFair], the one place a deterministic scheduler would seed them. The
+// zero Fair is not usable; make one with NewFair. A Fair is not safe for
+// concurrent use.
+type Fair struct{ s uint32 }
 
 // selectSeeds hands each new select a distinct seed. Consecutive values are
 // scrambled by splitmix64's finaliser, so selects created one after the other
 // (two per loop iteration, say) do not start in lockstep.
 var selectSeeds atomic.Uint64
 
-func newXorshift() xorshift {
+// NewFair returns a source seeded with the next value of the process-wide
+// seed sequence, so a single-goroutine program that creates its selects in
+// the same order sees the same choices.
+func NewFair() Fair {
 	z := selectSeeds.Add(0x9e3779b97f4a7c15)
 	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
 	z = (z ^ z>>27) * 0x94d049bb133111eb
@@ -188,12 +195,12 @@ func newXorshift() xorshift {
 	if s == 0 {
 		s = 1 // zero is xorshift's only fixed point
 	}
-	return xorshift{s: s}
+	return Fair{s: s}
 }
 
-// below returns a pseudo-random integer in [0, n), n > 0, using the high bits
+// Below returns a pseudo-random integer in [0, n), n > 0, using the high bits
 // of the next value (Lemire's multiply-shift reduction, no division).
-func (r *xorshift) below(n int) int {
+func (r *Fair) Below(n int) int {
 	x := r.s
 	x ^= x << 13
 	x ^= x >> 17

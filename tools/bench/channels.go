@@ -242,7 +242,6 @@ func goFanIn(n int) (float64, error) {
 	start := time.Now()
 	ch := make(chan int, fanInCapacity)
 	done := make(chan int)
-	var producers sync.WaitGroup
 	go func() {
 		received := 0
 		for v := range ch {
@@ -250,6 +249,14 @@ func goFanIn(n int) (float64, error) {
 		}
 		done <- received
 	}()
+	return goFanInFinish(start, ch, done, n)
+}
+
+// goFanInFinish is the rest of W6's plain-Go side, shared with W12c's:
+// the producers send n messages in all into ch, then ch is closed and the
+// consumer reports on done how much it received.
+func goFanInFinish(start time.Time, ch chan int, done chan int, n int) (float64, error) {
+	var producers sync.WaitGroup
 	for g := range fanInProducers {
 		producers.Add(1)
 		go func() {

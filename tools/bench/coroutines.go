@@ -3,6 +3,7 @@ package bench
 import (
 	"errors"
 	"fmt"
+	"iter"
 	"time"
 
 	"github.com/weftrt/weft/core"
@@ -92,3 +93,50 @@ func weftCoroutinePingPong(r *rt.Runtime, n int) (float64, error) {
 
 // goCoroutinePingPong is W12b's plain-Go side: W4's goroutines.
 func goCoroutinePingPong(n int) (float64, error) { return goPingPong(n) }
+
+// switching wraps a poll-driven task so that each of its polls also makes
+// one round trip on a coroutine that does nothing (an iter.Pull next and
+// the yield that returns from it): the coroutine switches a coroutine
+// task costs, without anything else of lib/co.
+type switching struct {
+	f    core.Future[core.Unit]
+	next func() (struct{}, bool)
+	stop func()
+}
+
+func newSwitching(f core.Future[core.Unit]) *switching {
+	s := &switching{f: f}
+	s.next, s.stop = iter.Pull(func(yield func(struct{}) bool) {
+		for yield(struct{}{}) {
+		}
+	})
+	return s
+}
+
+func (s *switching) Poll(cx *core.Context) (core.Unit, bool) {
+	s.next()
+	v, ok := s.f.Poll(cx)
+	if ok {
+		s.stop()
+	}
+	return v, ok
+}
+
+// weftPingPongSwitchFloor is W4 with each task poll making one coroutine
+// round trip (see switching): the floor under W12b, which is W4 as
+// coroutine tasks. A task poll of W12b resumes the body and the body
+// suspends, one round trip; everything W12b spends beyond this is lib/co's
+// own.
+func weftPingPongSwitchFloor(r *rt.Runtime, n int) (float64, error) {
+	start := time.Now()
+	pingTx, pingRx := mpsc.New[int](1)
+	pongTx, pongRx := mpsc.New[int](1)
+	c := newCounter(1)
+	ping := &pinger{n: n, tx: pingTx, rx: pongRx, c: c}
+	_, err := rt.BlockOn(r, core.Future[core.Unit](&spawnAll{
+		fs: []core.Future[core.Unit]{newSwitching(ping), newSwitching(&ponger{tx: pongTx, rx: pingRx})},
+		c:  c,
+	}))
+	el := time.Since(start)
+	return perOp(el, n), errors.Join(err, ping.err)
+}

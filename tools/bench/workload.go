@@ -189,6 +189,11 @@ var Workloads = []*Workload{
 		Target: Target{MinRatio, 1.0},
 		Weft:   weftCoroutinePingPong, Go: goCoroutinePingPong,
 	},
+	{
+		ID: "W12c", Name: "coroutine_fan_in_select", Unit: "ns/message", Size: 1_000_000,
+		Target: Target{MinRatio, 1.0},
+		Weft:   weftFanInSelect, Go: goFanInSelect,
+	},
 }
 
 // Lookup returns the workloads named by ids (IDs or names, in any case),

@@ -20,7 +20,7 @@ func ids(ws []*bench.Workload) []string {
 func TestLookupOfNothingSelectsEveryWorkloadInTableOrder(t *testing.T) {
 	ws, err := bench.Lookup()
 	require.NoError(t, err)
-	assert.Equal(t, []string{"W1", "W2", "W3", "W4", "W5", "W6", "W7a", "W7b", "W8", "W8cpu", "W9", "W10", "W11", "W11rel", "W12a", "W12b"}, ids(ws))
+	assert.Equal(t, []string{"W1", "W2", "W3", "W4", "W5", "W6", "W7a", "W7b", "W8", "W8cpu", "W9", "W10", "W11", "W11rel", "W12a", "W12b", "W12c"}, ids(ws))
 }
 
 func TestLookupAcceptsIDsAndNamesInAnyCaseOnceEachInTableOrder(t *testing.T) {
@@ -32,7 +32,7 @@ func TestLookupAcceptsIDsAndNamesInAnyCaseOnceEachInTableOrder(t *testing.T) {
 func TestLookupRejectsAnUnknownIDListingTheValidOnes(t *testing.T) {
 	_, err := bench.Lookup("W1", "W7")
 	require.Error(t, err)
-	assert.Equal(t, `unknown workload "W7" (valid: W1, W2, W3, W4, W5, W6, W7a, W7b, W8, W8cpu, W9, W10, W11, W11rel, W12a, W12b)`, err.Error())
+	assert.Equal(t, `unknown workload "W7" (valid: W1, W2, W3, W4, W5, W6, W7a, W7b, W8, W8cpu, W9, W10, W11, W11rel, W12a, W12b, W12c)`, err.Error())
 }
 
 func TestEveryWorkloadThatCanRunHasBothSidesAndEveryOtherSaysWhy(t *testing.T) {

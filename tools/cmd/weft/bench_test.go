@@ -36,7 +36,7 @@ func TestBenchRejectsAnUnknownWorkloadListingTheValidIDs(t *testing.T) {
 	status, stdout, stderr := weft("bench", tiny, "W1", "W99")
 	assert.Equal(t, exitUsage, status)
 	assert.Empty(t, stdout)
-	assert.Equal(t, `weft bench: unknown workload "W99" (valid: W1, W2, W3, W4, W5, W6, W7a, W7b, W8, W8cpu, W9, W10, W11, W11rel, W12a, W12b)`+"\n", stderr)
+	assert.Equal(t, `weft bench: unknown workload "W99" (valid: W1, W2, W3, W4, W5, W6, W7a, W7b, W8, W8cpu, W9, W10, W11, W11rel, W12a, W12b, W12c)`+"\n", stderr)
 }
 
 func TestBenchRejectsBadFlags(t *testing.T) {
